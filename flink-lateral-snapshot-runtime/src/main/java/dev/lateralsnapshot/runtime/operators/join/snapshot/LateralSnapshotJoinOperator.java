@@ -1,0 +1,852 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package dev.lateralsnapshot.runtime.operators.join.snapshot;
+
+import org.apache.flink.api.common.functions.DefaultOpenContext;
+import org.apache.flink.api.common.state.KeyedStateStore;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.common.typeutils.base.IntSerializer;
+import org.apache.flink.api.common.typeutils.base.LongSerializer;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.Gauge;
+import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.runtime.state.StateInitializationContext;
+import org.apache.flink.runtime.state.StateSnapshotContext;
+import org.apache.flink.runtime.state.VoidNamespace;
+import org.apache.flink.runtime.state.VoidNamespaceSerializer;
+import org.apache.flink.runtime.state.internal.InternalListState;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.InternalTimer;
+import org.apache.flink.streaming.api.operators.InternalTimerService;
+import org.apache.flink.streaming.api.operators.TimestampedCollector;
+import org.apache.flink.streaming.api.operators.Triggerable;
+import org.apache.flink.streaming.api.operators.TwoInputStreamOperator;
+import org.apache.flink.streaming.api.watermark.Watermark;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.utils.JoinedRowData;
+import org.apache.flink.table.data.util.RowDataUtil;
+import org.apache.flink.table.runtime.generated.GeneratedJoinCondition;
+import org.apache.flink.table.runtime.generated.JoinCondition;
+import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+import org.apache.flink.types.RowKind;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import javax.annotation.Nullable;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+import static org.apache.flink.util.Preconditions.checkArgument;
+import static org.apache.flink.util.Preconditions.checkNotNull;
+
+/**
+ * The LATERAL SNAPSHOT join: joins every row of an append-only probe input (input 1) once, at
+ * once, with the build rows (input 2) that are current at that moment, and never revises a result.
+ *
+ * <p>The operator runs in two phases:
+ *
+ * <ul>
+ *   <li><b>Load phase.</b> Build changes are collected; probe rows are buffered in keyed state and
+ *       nothing is emitted. The probe watermark is held back. The load ends when the build
+ *       watermark reaches {@code loadCompletedTime}, or, when an idle timeout is set, when the
+ *       build watermark has not advanced for that long in processing time (the clock starts with
+ *       the first build watermark and is re-armed by every advance).
+ *   <li><b>Join phase.</b> At the flip every buffered probe row is joined and emitted, then the
+ *       held probe watermark is released. From then on each probe row is joined immediately. The
+ *       output is insert-only.
+ * </ul>
+ *
+ * <p><b>Build changes</b> are held in keyed state until the build watermark reaches their time
+ * (the {@code on_time} column) and are then applied in time order; changes with equal times keep
+ * their arrival order. Everything one watermark releases is applied before the next probe row, so
+ * a probe row sees an update either not at all or whole. An update pair (a -U followed by its +U
+ * on the same join key) is applied as one change at the time of its +U: the -U carries the old
+ * row's time, and applying it alone would leave the key without a row until the +U's time. A -U
+ * whose +U has not arrived when the watermark passes the -U's own time is applied alone. A change
+ * that arrives when the watermark has already passed its time is applied at the next watermark
+ * advance; such an insert or update is late and counted in {@link #NUM_LATE_BUILD_SIDE_RECORDS}
+ * (a retraction is not: it carries the time of the row it retracts). A change without a time (the
+ * key-only delete of an upsert source, say) is ordered after every change that arrived before it.
+ *
+ * <p><b>Watermarks.</b> The output watermark is the probe watermark, forwarded only in the join
+ * phase. The build watermark drives the application of build changes and the flip and is never
+ * forwarded; neither is the build side's watermark status.
+ *
+ * <p><b>State.</b> Keyed by the equality keys (one empty key without equality predicate): the
+ * build rows ({@link BuildSideLayout}), the pending build changes, held -U rows, the buffered
+ * probe rows, and with a state TTL the time of the last probe access. The phase is union operator
+ * state: after a restore a subtask is in the join phase when any subtask was, and then joins the
+ * probe rows it restored from a subtask that was still loading. State TTL evicts, in the join
+ * phase only, all build rows of a key that no probe row has accessed for the TTL.
+ */
+public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
+        implements TwoInputStreamOperator<RowData, RowData, RowData> {
+
+    private static final long serialVersionUID = 1L;
+
+    private static final Logger LOG = LoggerFactory.getLogger(LateralSnapshotJoinOperator.class);
+
+    // ---- metrics ----
+
+    /** Gauge: 0 in the load phase, 1 in the join phase. */
+    public static final String CURRENT_PHASE = "currentPhase";
+
+    /** Gauge: probe rows buffered in the load phase since the operator started or restored. */
+    public static final String NUM_PROBE_SIDE_RECORDS_BUFFERED = "numProbeSideRecordsBuffered";
+
+    /** Counter: probe rows without a match (dropped by INNER, null-padded by LEFT). */
+    public static final String NUM_UNMATCHED_PROBE_RECORDS = "numUnmatchedProbeRecords";
+
+    /** Counter: build retractions that found no row to retract. */
+    public static final String NUM_UNMATCHED_BUILD_RETRACTIONS = "numUnmatchedBuildRetractions";
+
+    /** Counter: build keys evicted by the state TTL. */
+    public static final String NUM_STATE_TTL_EVICTIONS = "numStateTtlEvictions";
+
+    /** Gauge: the build watermark in epoch millis, Long.MIN_VALUE before the first one. */
+    public static final String CURRENT_BUILD_SIDE_WATERMARK = "currentBuildSideWatermark";
+
+    /** Gauge: the probe watermark in epoch millis, Long.MIN_VALUE before the first one. */
+    public static final String CURRENT_PROBE_SIDE_WATERMARK = "currentProbeSideWatermark";
+
+    /** Gauge: the largest number of build rows one probe row matched. */
+    public static final String MAX_JOIN_FAN_OUT = "maxJoinFanOut";
+
+    /** Gauge: build rows matched per joined probe row, on average. */
+    public static final String AVG_JOIN_FAN_OUT = "avgJoinFanOut";
+
+    /** Counter: build inserts and updates that arrived after the build watermark passed them. */
+    public static final String NUM_LATE_BUILD_SIDE_RECORDS = "numLateBuildSideRecords";
+
+    /** Counter: build changes applied to the build side. */
+    public static final String NUM_BUILD_SIDE_CHANGES_APPLIED = "numBuildSideChangesApplied";
+
+    /** Gauge: milliseconds spent in the load phase (still counting while loading). */
+    public static final String LOAD_PHASE_DURATION = "loadPhaseDurationMs";
+
+    // ---- state names, frozen: savepoints depend on them ----
+
+    static final String PHASE_STATE = "phase";
+    static final String MAX_BUILD_TIME_STATE = "max-build-time";
+    static final String PROBE_BUFFER_STATE = "probe-buffer";
+    static final String PENDING_BUILD_CHANGES_STATE = "pending-build-changes";
+    static final String HELD_UPDATE_BEFORE_STATE = "held-update-before";
+    static final String LAST_PROBE_ACCESS_STATE = "last-probe-access";
+    static final String BUILD_CHANGE_TIMERS = "build-change-timers";
+    static final String STATE_TTL_TIMERS = "state-ttl-timers";
+
+    static final int LOAD_PHASE = 0;
+    static final int JOIN_PHASE = 1;
+
+    // ---- configuration ----
+
+    private final InternalTypeInfo<RowData> probeType;
+    private final InternalTypeInfo<RowData> buildType;
+    @Nullable private final GeneratedJoinCondition generatedCondition;
+    private final boolean leftOuterJoin;
+    private final int[] nullRejectingKeyPositions;
+    private final BuildSideLayout buildSideLayout;
+    private final int buildTimeIndex;
+    private final int buildTimePrecision;
+    private final long loadCompletedTime;
+    private final long loadCompletedIdleTimeout;
+    private final long stateTtl;
+
+    // ---- state ----
+
+    private transient ListState<Integer> phaseState;
+    private transient ListState<Long> maxBuildTimeState;
+    private transient boolean restored;
+    private transient boolean joinPhase;
+    private transient boolean restoredFromLoadingSubtask;
+    private transient boolean restoredProbeRowsToDrain;
+    private transient ListState<RowData> probeBuffer;
+    private transient InternalListState<Object, Long, RowData> pendingChanges;
+    private transient ListState<RowData> heldUpdateBefore;
+    private transient long heldUpdateBeforeCount;
+    @Nullable private transient ValueState<Long> lastProbeAccess;
+    private transient BuildSideState buildSide;
+    private transient InternalTimerService<Long> buildChangeTimers;
+    @Nullable private transient InternalTimerService<VoidNamespace> ttlTimers;
+
+    // ---- runtime ----
+
+    @Nullable private transient JoinCondition condition;
+    private transient TimestampedCollector<RowData> collector;
+    private transient ProbeRowJoiner joiner;
+    private transient GenericRowData nullBuildRow;
+    private transient long buildWatermark;
+    private transient long maxBuildTime;
+    private transient long probeWatermark;
+    private transient boolean probeIdle;
+    private transient long lastBuildWatermarkAdvance;
+    private transient boolean idleCheckScheduled;
+    private transient long startTime;
+    private transient long loadPhaseDuration;
+
+    // ---- metric values ----
+
+    private transient long probeRowsBuffered;
+    private transient long probeRowsJoined;
+    private transient long totalMatches;
+    private transient long maxFanOut;
+    private transient Counter unmatchedProbeRecords;
+    private transient Counter unmatchedBuildRetractions;
+    private transient Counter stateTtlEvictions;
+    private transient Counter lateBuildRecords;
+    private transient Counter buildChangesApplied;
+
+    /**
+     * @param probeType type of the probe (left) rows
+     * @param buildType type of the build (right) rows
+     * @param generatedCondition the non-equality conjuncts of the join condition; null when the
+     *     condition has only equality conjuncts
+     * @param leftOuterJoin whether unmatched probe rows are emitted padded with nulls
+     * @param filterNullKeys per equality key, whether a NULL in it never matches (true for {@code
+     *     =}, false for {@code IS NOT DISTINCT FROM}); empty without equality keys
+     * @param buildSideLayout how build rows are kept, see {@link BuildSideLayout}
+     * @param buildTimeIndex position of the {@code on_time} column in the build rows
+     * @param buildTimePrecision precision of the {@code on_time} column (at most 3)
+     * @param loadCompletedTime epoch millis; the load phase ends when the build watermark reaches it
+     * @param loadCompletedIdleTimeout millis; the load phase also ends when the build watermark has
+     *     not advanced for this long; 0 for none
+     * @param stateTtl millis; build keys no probe row accessed for this long are evicted in the
+     *     join phase; 0 to keep them forever
+     */
+    public LateralSnapshotJoinOperator(
+            InternalTypeInfo<RowData> probeType,
+            InternalTypeInfo<RowData> buildType,
+            @Nullable GeneratedJoinCondition generatedCondition,
+            boolean leftOuterJoin,
+            boolean[] filterNullKeys,
+            BuildSideLayout buildSideLayout,
+            int buildTimeIndex,
+            int buildTimePrecision,
+            long loadCompletedTime,
+            long loadCompletedIdleTimeout,
+            long stateTtl) {
+        this.probeType = checkNotNull(probeType);
+        this.buildType = checkNotNull(buildType);
+        this.generatedCondition = generatedCondition;
+        this.leftOuterJoin = leftOuterJoin;
+        this.nullRejectingKeyPositions = positionsOf(checkNotNull(filterNullKeys));
+        this.buildSideLayout = checkNotNull(buildSideLayout);
+        checkArgument(
+                buildTimeIndex >= 0 && buildTimeIndex < buildType.toRowSize(),
+                "The build time index %s is out of range.",
+                buildTimeIndex);
+        checkArgument(
+                buildTimePrecision >= 0 && buildTimePrecision <= 3,
+                "The build time precision must be between 0 and 3, but is %s.",
+                buildTimePrecision);
+        checkArgument(loadCompletedIdleTimeout >= 0, "The idle timeout must not be negative.");
+        checkArgument(stateTtl >= 0, "The state TTL must not be negative.");
+        this.buildTimeIndex = buildTimeIndex;
+        this.buildTimePrecision = buildTimePrecision;
+        this.loadCompletedTime = loadCompletedTime;
+        this.loadCompletedIdleTimeout = loadCompletedIdleTimeout;
+        this.stateTtl = stateTtl;
+    }
+
+    private static int[] positionsOf(boolean[] flags) {
+        int[] positions = new int[flags.length];
+        int n = 0;
+        for (int i = 0; i < flags.length; i++) {
+            if (flags[i]) {
+                positions[n++] = i;
+            }
+        }
+        return Arrays.copyOf(positions, n);
+    }
+
+    // ---- lifecycle ----
+
+    @Override
+    public void initializeState(StateInitializationContext context) throws Exception {
+        super.initializeState(context);
+        phaseState =
+                context.getOperatorStateStore()
+                        .getUnionListState(
+                                new ListStateDescriptor<>(PHASE_STATE, IntSerializer.INSTANCE));
+        restored = context.isRestored();
+        boolean anyJoin = false;
+        boolean anyLoad = false;
+        if (restored) {
+            for (Integer phase : phaseState.get()) {
+                anyJoin |= phase == JOIN_PHASE;
+                anyLoad |= phase == LOAD_PHASE;
+            }
+        }
+        // Subtasks differ in phase only around the flip, which all of them reach from the same
+        // build watermark. Going back to loading could wait forever for a watermark that was
+        // already seen, so the join phase wins and the rows buffered by a loading subtask are
+        // joined right after the restore.
+        joinPhase = anyJoin;
+        maxBuildTimeState =
+                context.getOperatorStateStore()
+                        .getUnionListState(
+                                new ListStateDescriptor<>(
+                                        MAX_BUILD_TIME_STATE, LongSerializer.INSTANCE));
+        maxBuildTime = Long.MIN_VALUE;
+        for (Long time : maxBuildTimeState.get()) {
+            maxBuildTime = Math.max(maxBuildTime, time);
+        }
+        restoredFromLoadingSubtask = anyJoin && anyLoad;
+        phaseState.update(Collections.singletonList(joinPhase ? JOIN_PHASE : LOAD_PHASE));
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public void open() throws Exception {
+        super.open();
+        KeyedStateStore store = checkNotNull(getKeyedStateStore(), "The join must be keyed.");
+        probeBuffer = store.getListState(new ListStateDescriptor<>(PROBE_BUFFER_STATE, probeType));
+        pendingChanges =
+                (InternalListState<Object, Long, RowData>)
+                        getKeyedStateBackend()
+                                .getOrCreateKeyedState(
+                                        LongSerializer.INSTANCE,
+                                        new ListStateDescriptor<>(
+                                                PENDING_BUILD_CHANGES_STATE, buildType));
+        heldUpdateBefore =
+                store.getListState(new ListStateDescriptor<>(HELD_UPDATE_BEFORE_STATE, buildType));
+        buildSide = BuildSideState.create(buildSideLayout, store, buildType);
+        buildChangeTimers =
+                getInternalTimerService(
+                        BUILD_CHANGE_TIMERS, LongSerializer.INSTANCE, new BuildChangeTrigger());
+        if (stateTtl > 0) {
+            lastProbeAccess =
+                    store.getState(new ValueStateDescriptor<>(LAST_PROBE_ACCESS_STATE, Types.LONG));
+            ttlTimers =
+                    getInternalTimerService(
+                            STATE_TTL_TIMERS, VoidNamespaceSerializer.INSTANCE, new TtlTrigger());
+        }
+
+        if (generatedCondition != null) {
+            condition =
+                    generatedCondition.newInstance(getRuntimeContext().getUserCodeClassLoader());
+            condition.setRuntimeContext(getRuntimeContext());
+            condition.open(DefaultOpenContext.INSTANCE);
+        }
+        // Output rows carry their time in the probe's time attribute columns; a record timestamp
+        // would only be set for rows joined in the join phase, so none is set at all.
+        collector = new TimestampedCollector<>(output);
+        collector.eraseTimestamp();
+        joiner = new ProbeRowJoiner();
+        nullBuildRow = new GenericRowData(buildType.toRowSize());
+        buildWatermark = Long.MIN_VALUE;
+        probeWatermark = Long.MIN_VALUE;
+        startTime = getProcessingTimeService().getCurrentProcessingTime();
+
+        if (restored) {
+            checkRestoredLayout();
+            heldUpdateBeforeCount = countRestoredHeldUpdateBefore();
+            if (restoredFromLoadingSubtask && lastProbeAccess != null) {
+                // Keys loaded by a subtask that had not flipped have no TTL clock yet. They get it
+                // now rather than when the probe rows are drained, so that a checkpoint taken in
+                // between, which restores with every subtask in the join phase, keeps it.
+                for (Object key : keysOf(buildSide.stateName())) {
+                    setCurrentKey(key);
+                    if (lastProbeAccess.value() == null) {
+                        startTtlClock(startTime);
+                    }
+                }
+            }
+            // Probe rows restored in the join phase come from a subtask that was still loading.
+            // Ask the buffer, not the restored phases, for the same reason.
+            restoredProbeRowsToDrain = joinPhase && hasKeys(PROBE_BUFFER_STATE);
+        }
+        registerMetrics(getRuntimeContext().getMetricGroup());
+
+        if (restoredProbeRowsToDrain) {
+            getProcessingTimeService().registerTimer(startTime, time -> drainRestoredProbeRows());
+        }
+        LOG.info(
+                "LATERAL SNAPSHOT join starts in the {} phase (load completed time {}, idle timeout"
+                        + " {} ms, state TTL {} ms, build side kept as {}).",
+                joinPhase ? "join" : "load",
+                loadCompletedTime,
+                loadCompletedIdleTimeout,
+                stateTtl,
+                buildSideLayout);
+    }
+
+    @Override
+    public void snapshotState(StateSnapshotContext context) throws Exception {
+        super.snapshotState(context);
+        maxBuildTimeState.update(Collections.singletonList(maxBuildTime));
+    }
+
+    @Override
+    public void close() throws Exception {
+        if (condition != null) {
+            condition.close();
+        }
+        super.close();
+    }
+
+    private void registerMetrics(MetricGroup group) {
+        group.gauge(CURRENT_PHASE, (Gauge<Integer>) () -> joinPhase ? JOIN_PHASE : LOAD_PHASE);
+        group.gauge(NUM_PROBE_SIDE_RECORDS_BUFFERED, (Gauge<Long>) () -> probeRowsBuffered);
+        unmatchedProbeRecords = group.counter(NUM_UNMATCHED_PROBE_RECORDS);
+        unmatchedBuildRetractions = group.counter(NUM_UNMATCHED_BUILD_RETRACTIONS);
+        stateTtlEvictions = group.counter(NUM_STATE_TTL_EVICTIONS);
+        group.gauge(CURRENT_BUILD_SIDE_WATERMARK, (Gauge<Long>) () -> buildWatermark);
+        group.gauge(CURRENT_PROBE_SIDE_WATERMARK, (Gauge<Long>) () -> probeWatermark);
+        group.gauge(MAX_JOIN_FAN_OUT, (Gauge<Long>) () -> maxFanOut);
+        group.gauge(
+                AVG_JOIN_FAN_OUT,
+                (Gauge<Double>)
+                        () -> probeRowsJoined == 0 ? 0.0 : (double) totalMatches / probeRowsJoined);
+        lateBuildRecords = group.counter(NUM_LATE_BUILD_SIDE_RECORDS);
+        buildChangesApplied = group.counter(NUM_BUILD_SIDE_CHANGES_APPLIED);
+        group.gauge(
+                LOAD_PHASE_DURATION,
+                (Gauge<Long>)
+                        () ->
+                                joinPhase
+                                        ? loadPhaseDuration
+                                        : getProcessingTimeService().getCurrentProcessingTime()
+                                                - startTime);
+    }
+
+    // ---- probe side ----
+
+    @Override
+    public void processElement1(StreamRecord<RowData> record) throws Exception {
+        RowData probeRow = record.getValue();
+        if (!joinPhase) {
+            probeBuffer.add(probeRow);
+            probeRowsBuffered++;
+            return;
+        }
+        joinProbeRow(probeRow);
+    }
+
+    @Override
+    public void processWatermark1(Watermark mark) throws Exception {
+        probeWatermark = mark.getTimestamp();
+        if (joinPhase) {
+            if (restoredProbeRowsToDrain) {
+                drainRestoredProbeRows();
+            }
+            output.emitWatermark(mark);
+        }
+    }
+
+    /** Joins one probe row of the current key against the current build rows and emits. */
+    private void joinProbeRow(RowData probeRow) throws Exception {
+        long matches = 0;
+        if (!hasNullRejectingKey()) {
+            joiner.reset(probeRow);
+            if (buildSide.visitRows(joiner)) {
+                matches = joiner.matches;
+                if (lastProbeAccess != null) {
+                    lastProbeAccess.update(getProcessingTimeService().getCurrentProcessingTime());
+                }
+            }
+        }
+        probeRowsJoined++;
+        totalMatches += matches;
+        if (matches > maxFanOut) {
+            maxFanOut = matches;
+        }
+        if (matches == 0) {
+            unmatchedProbeRecords.inc();
+            if (leftOuterJoin) {
+                collector.collect(joiner.joinedRow.replace(probeRow, nullBuildRow));
+            }
+        }
+    }
+
+    /** Joins a probe row with each build row of its key; a field so probing allocates nothing. */
+    private final class ProbeRowJoiner implements BuildSideState.RowVisitor {
+        final JoinedRowData joinedRow = new JoinedRowData();
+        RowData probeRow;
+        long matches;
+
+        void reset(RowData probeRow) {
+            this.probeRow = probeRow;
+            this.matches = 0;
+        }
+
+        @Override
+        public void visit(RowData buildRow, int multiplicity) {
+            if (condition == null || condition.apply(probeRow, buildRow)) {
+                joinedRow.replace(probeRow, buildRow);
+                for (int i = 0; i < multiplicity; i++) {
+                    collector.collect(joinedRow);
+                }
+                matches += multiplicity;
+            }
+        }
+    }
+
+    private boolean hasNullRejectingKey() {
+        if (nullRejectingKeyPositions.length == 0) {
+            return false;
+        }
+        RowData key = (RowData) getCurrentKey();
+        for (int position : nullRejectingKeyPositions) {
+            if (key.isNullAt(position)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    // ---- build side ----
+
+    @Override
+    public void processElement2(StreamRecord<RowData> record) throws Exception {
+        if (hasNullRejectingKey()) {
+            // Never matches; keeping it would only cost state.
+            return;
+        }
+        RowData change = record.getValue();
+        boolean timed = !change.isNullAt(buildTimeIndex);
+        long time;
+        if (timed) {
+            time = timeOf(change);
+            maxBuildTime = Math.max(maxBuildTime, time);
+        } else {
+            // A change without a time (an upsert source's key-only delete, say) comes after
+            // every change that arrived before it.
+            time = Math.max(maxBuildTime, buildWatermark);
+        }
+        RowKind kind = change.getRowKind();
+        if (kind == RowKind.UPDATE_BEFORE && timed) {
+            heldUpdateBefore.add(change);
+            heldUpdateBeforeCount++;
+            buildChangeTimers.registerEventTimeTimer(time, time);
+        } else if (kind == RowKind.UPDATE_AFTER) {
+            List<RowData> held = takeHeldUpdateBefore();
+            long pairTime = time;
+            for (RowData updateBefore : held) {
+                pairTime = Math.max(pairTime, timeOf(updateBefore));
+            }
+            for (RowData updateBefore : held) {
+                addPending(pairTime, updateBefore);
+            }
+            addPending(pairTime, change);
+        } else {
+            releaseHeldUpdateBefore(Long.MAX_VALUE);
+            addPending(time, change);
+        }
+    }
+
+    @Override
+    public void processWatermark2(Watermark mark) throws Exception {
+        long watermark = mark.getTimestamp();
+        if (watermark <= buildWatermark) {
+            return;
+        }
+        buildWatermark = watermark;
+        lastBuildWatermarkAdvance = getProcessingTimeService().getCurrentProcessingTime();
+        // Fires the build-change timers up to the watermark: all released changes are applied
+        // here, before the next probe row.
+        timeServiceManager.advanceWatermark(mark);
+        if (!joinPhase) {
+            if (watermark >= loadCompletedTime) {
+                flipToJoinPhase("the build watermark reached the load completed time");
+            } else if (loadCompletedIdleTimeout > 0 && !idleCheckScheduled) {
+                scheduleIdleCheck(lastBuildWatermarkAdvance + loadCompletedIdleTimeout);
+            }
+        }
+    }
+
+    @Override
+    protected void processWatermarkStatus(WatermarkStatus status, int inputIndex)
+            throws Exception {
+        // The output follows the probe side only; the build side's status does not reach it.
+        if (inputIndex == 0 && probeIdle != status.isIdle()) {
+            probeIdle = status.isIdle();
+            output.emitWatermarkStatus(status);
+        }
+    }
+
+    private long timeOf(RowData change) {
+        return change.getTimestamp(buildTimeIndex, buildTimePrecision).getMillisecond();
+    }
+
+    /**
+     * Adds a change to the pending changes of its time. A change whose time the build watermark
+     * has already passed is applied at the next watermark advance. Such an insert or update is
+     * counted as late; a retraction is not, because it carries the time of the row it retracts.
+     */
+    private void addPending(long time, RowData change) throws Exception {
+        if (time <= buildWatermark && RowDataUtil.isAccumulateMsg(change)) {
+            lateBuildRecords.inc();
+        }
+        pendingChanges.setCurrentNamespace(time);
+        pendingChanges.add(change);
+        buildChangeTimers.registerEventTimeTimer(time, time);
+    }
+
+    /** Removes and returns the held -U rows of the current key. */
+    private List<RowData> takeHeldUpdateBefore() throws Exception {
+        if (heldUpdateBeforeCount == 0) {
+            return Collections.emptyList();
+        }
+        Iterable<RowData> held = heldUpdateBefore.get();
+        if (held == null) {
+            return Collections.emptyList();
+        }
+        List<RowData> rows = new ArrayList<>();
+        held.forEach(rows::add);
+        heldUpdateBefore.clear();
+        heldUpdateBeforeCount -= rows.size();
+        // The timers at the rows' own times stay: other changes of those times may need them.
+        return rows;
+    }
+
+    /** Moves the held -U rows of the current key up to the given time to their own times. */
+    private void releaseHeldUpdateBefore(long upToTime) throws Exception {
+        if (heldUpdateBeforeCount == 0) {
+            return;
+        }
+        Iterable<RowData> held = heldUpdateBefore.get();
+        if (held == null) {
+            return;
+        }
+        List<RowData> keep = new ArrayList<>();
+        for (RowData updateBefore : held) {
+            long ownTime = timeOf(updateBefore);
+            if (ownTime <= upToTime) {
+                addPending(ownTime, updateBefore);
+                heldUpdateBeforeCount--;
+            } else {
+                keep.add(updateBefore);
+            }
+        }
+        heldUpdateBefore.update(keep);
+    }
+
+    /** Applies the build changes of the current key that a watermark released at a time. */
+    private final class BuildChangeTrigger implements Triggerable<Object, Long> {
+
+        @Override
+        public void onEventTime(InternalTimer<Object, Long> timer) throws Exception {
+            long time = timer.getNamespace();
+            // A held -U whose +U has not come by its own time is applied alone, after the changes
+            // of that time that arrived before it.
+            releaseHeldUpdateBefore(time);
+            pendingChanges.setCurrentNamespace(time);
+            Iterable<RowData> changes = pendingChanges.get();
+            if (changes == null) {
+                return;
+            }
+            for (RowData change : changes) {
+                apply(change);
+            }
+            pendingChanges.clear();
+        }
+
+        @Override
+        public void onProcessingTime(InternalTimer<Object, Long> timer) {
+            throw new IllegalStateException("Build changes are only released by watermarks.");
+        }
+    }
+
+    private void apply(RowData change) throws Exception {
+        RowKind kind = change.getRowKind();
+        change.setRowKind(RowKind.INSERT);
+        if (kind == RowKind.INSERT || kind == RowKind.UPDATE_AFTER) {
+            if (lastProbeAccess != null && joinPhase && lastProbeAccess.value() == null) {
+                startTtlClock(getProcessingTimeService().getCurrentProcessingTime());
+            }
+            buildSide.add(change);
+        } else if (!buildSide.retract(change)) {
+            unmatchedBuildRetractions.inc();
+        }
+        buildChangesApplied.inc();
+    }
+
+    // ---- phases ----
+
+    private void scheduleIdleCheck(long time) {
+        idleCheckScheduled = true;
+        getProcessingTimeService().registerTimer(time, this::checkBuildIdle);
+    }
+
+    private void checkBuildIdle(long now) throws Exception {
+        idleCheckScheduled = false;
+        if (joinPhase) {
+            return;
+        }
+        long due = lastBuildWatermarkAdvance + loadCompletedIdleTimeout;
+        if (now >= due) {
+            flipToJoinPhase(
+                    "the build watermark did not advance for "
+                            + loadCompletedIdleTimeout
+                            + " ms");
+        } else {
+            scheduleIdleCheck(due);
+        }
+    }
+
+    private void flipToJoinPhase(String reason) throws Exception {
+        joinPhase = true;
+        phaseState.update(Collections.singletonList(JOIN_PHASE));
+        long now = getProcessingTimeService().getCurrentProcessingTime();
+        loadPhaseDuration = now - startTime;
+        if (lastProbeAccess != null) {
+            for (Object key : keysOf(buildSide.stateName())) {
+                setCurrentKey(key);
+                startTtlClock(now);
+            }
+        }
+        long joined = joinBufferedProbeRows();
+        probeRowsBuffered = 0;
+        LOG.info(
+                "LATERAL SNAPSHOT join switches to the join phase after {} ms because {}; joined {}"
+                        + " buffered probe rows. Build watermark {}, probe watermark {}.",
+                loadPhaseDuration,
+                reason,
+                joined,
+                buildWatermark,
+                probeWatermark);
+        if (probeWatermark != Long.MIN_VALUE) {
+            output.emitWatermark(new Watermark(probeWatermark));
+        }
+    }
+
+    private void drainRestoredProbeRows() throws Exception {
+        if (!restoredProbeRowsToDrain) {
+            return;
+        }
+        restoredProbeRowsToDrain = false;
+        long joined = joinBufferedProbeRows();
+        LOG.info(
+                "LATERAL SNAPSHOT join restored in the join phase; joined {} probe rows that a"
+                        + " loading subtask had buffered.",
+                joined);
+    }
+
+    /** Joins and emits every buffered probe row of every key, then clears the buffers. */
+    private long joinBufferedProbeRows() throws Exception {
+        long joined = 0;
+        for (Object key : keysOf(PROBE_BUFFER_STATE)) {
+            setCurrentKey(key);
+            Iterable<RowData> rows = probeBuffer.get();
+            if (rows != null) {
+                for (RowData row : rows) {
+                    joinProbeRow(row);
+                    joined++;
+                }
+            }
+            probeBuffer.clear();
+        }
+        return joined;
+    }
+
+    private boolean hasKeys(String stateName) {
+        try (Stream<Object> keys =
+                getKeyedStateBackend().getKeys(stateName, VoidNamespace.INSTANCE)) {
+            return keys.findAny().isPresent();
+        }
+    }
+
+    /** The keys that have a value in a state, collected first so the state may change after. */
+    private List<Object> keysOf(String stateName) {
+        try (Stream<Object> keys =
+                getKeyedStateBackend().getKeys(stateName, VoidNamespace.INSTANCE)) {
+            return keys.collect(Collectors.toList());
+        }
+    }
+
+    // ---- state TTL ----
+
+    private void startTtlClock(long now) throws Exception {
+        lastProbeAccess.update(now);
+        ttlTimers.registerProcessingTimeTimer(VoidNamespace.INSTANCE, now + stateTtl);
+    }
+
+    /** Evicts the build rows of a key that no probe row accessed for the TTL. */
+    private final class TtlTrigger implements Triggerable<Object, VoidNamespace> {
+
+        @Override
+        public void onProcessingTime(InternalTimer<Object, VoidNamespace> timer) throws Exception {
+            Long lastAccess = lastProbeAccess.value();
+            if (lastAccess == null) {
+                return;
+            }
+            long expiry = lastAccess + stateTtl;
+            if (expiry > timer.getTimestamp()) {
+                ttlTimers.registerProcessingTimeTimer(VoidNamespace.INSTANCE, expiry);
+                return;
+            }
+            if (!buildSide.isEmpty()) {
+                buildSide.clear();
+                stateTtlEvictions.inc();
+            }
+            lastProbeAccess.clear();
+        }
+
+        @Override
+        public void onEventTime(InternalTimer<Object, VoidNamespace> timer) {
+            throw new IllegalStateException("State TTL runs on processing time.");
+        }
+    }
+
+    // ---- restore checks ----
+
+    /** Fails when the savepoint keeps the build side in the other layout than this job. */
+    private void checkRestoredLayout() {
+        String other =
+                buildSideLayout == BuildSideLayout.MULTISET
+                        ? SingleRowBuildSideState.STATE_NAME
+                        : MultisetBuildSideState.STATE_NAME;
+        if (hasKeys(other)) {
+            throw new IllegalStateException(
+                    "The LATERAL SNAPSHOT join cannot restore its build side: the savepoint keeps"
+                            + " it in state '"
+                            + other
+                            + "', but this job keeps it as "
+                            + buildSideLayout
+                            + " in state '"
+                            + buildSide.stateName()
+                            + "'. This happens when a unique key of the build input changed."
+                            + " Restore with the build input of the job that took the savepoint.");
+        }
+    }
+
+    private long countRestoredHeldUpdateBefore() throws Exception {
+        long count = 0;
+        for (Object key : keysOf(HELD_UPDATE_BEFORE_STATE)) {
+            setCurrentKey(key);
+            Iterable<RowData> held = heldUpdateBefore.get();
+            if (held != null) {
+                for (RowData ignored : held) {
+                    count++;
+                }
+            }
+        }
+        return count;
+    }
+}
