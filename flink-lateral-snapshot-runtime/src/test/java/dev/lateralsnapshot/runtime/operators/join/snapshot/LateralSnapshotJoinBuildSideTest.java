@@ -1,0 +1,387 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package dev.lateralsnapshot.runtime.operators.join.snapshot;
+
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.types.RowKind;
+
+import org.junit.jupiter.api.TestTemplate;
+
+import java.util.List;
+import java.util.Random;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * How build changes reach the build side: held until the build watermark passes them, in time
+ * order, equal times in arrival order, update pairs whole. The joins are LEFT joins in the join
+ * phase (the build watermark passed {@link #LOAD_COMPLETED_TIME}), so a probe row that finds no
+ * build row shows up padded, and a half-applied update would show up as a gap or a double match.
+ */
+class LateralSnapshotJoinBuildSideTest extends LateralSnapshotJoinTestBase {
+
+    @TestTemplate
+    void buildRowIsInvisibleUntilBuildWatermarkPassesIt() throws Exception {
+        try (JoinHarness harness = harness(join().leftOuterJoin())) {
+            harness.open();
+            harness.processWatermark2(watermark(LOAD_COMPLETED_TIME));
+            harness.processElement2(insert("A", 1, 150));
+
+            harness.processWatermark2(watermark(149));
+            harness.processElement1(probe("o1", "A"));
+
+            // t <= W: a watermark equal to the row's time releases it.
+            harness.processWatermark2(watermark(150));
+            harness.processElement1(probe("o2", "A"));
+
+            assertThat(harness.takeOutput())
+                    .containsExactly(padded("o1", "A"), joined("o2", "A", 1, 150));
+            assertThat(harness.counter("numLateBuildSideRecords")).isZero();
+        }
+    }
+
+    @TestTemplate
+    void updatePairIsAtomicWhenWatermarkPassesUpdateBeforeTimeFirst() throws Exception {
+        try (JoinHarness harness = harness(join().leftOuterJoin())) {
+            harness.open();
+            harness.processWatermark2(watermark(LOAD_COMPLETED_TIME));
+            harness.processElement2(insert("A", 1, 110));
+            harness.processElement2(updateBefore("A", 1, 110));
+            harness.processElement2(updateAfter("A", 2, 120));
+            harness.processElement1(probe("o1", "A"));
+
+            // The watermark passes the -U's own time but not the +U's: the old row stays.
+            harness.processWatermark2(watermark(115));
+            harness.processElement1(probe("o2", "A"));
+            harness.processWatermark2(watermark(119));
+            harness.processElement1(probe("o3", "A"));
+
+            harness.processWatermark2(watermark(120));
+            harness.processElement1(probe("o4", "A"));
+
+            assertThat(harness.takeOutput())
+                    .containsExactly(
+                            padded("o1", "A"),
+                            joined("o2", "A", 1, 110),
+                            joined("o3", "A", 1, 110),
+                            joined("o4", "A", 2, 120));
+            assertThat(harness.counter("numUnmatchedBuildRetractions")).isZero();
+            assertThat(harness.counter("numLateBuildSideRecords")).isZero();
+        }
+    }
+
+    @TestTemplate
+    void cdcUpdatePairWithUpdateBeforeBelowWatermarkIsAtomic() throws Exception {
+        try (JoinHarness harness = harness(join().leftOuterJoin())) {
+            harness.open();
+            harness.processElement2(insert("A", 1, 10));
+            harness.processWatermark2(watermark(LOAD_COMPLETED_TIME));
+
+            // A CDC update: the -U carries the old row's time, long passed by the watermark.
+            harness.processElement2(updateBefore("A", 1, 10));
+            harness.processElement2(updateAfter("A", 2, 150));
+            harness.processElement1(probe("o1", "A"));
+            harness.processWatermark2(watermark(149));
+            harness.processElement1(probe("o2", "A"));
+            harness.processWatermark2(watermark(150));
+            harness.processElement1(probe("o3", "A"));
+
+            assertThat(harness.takeOutput())
+                    .containsExactly(
+                            joined("o1", "A", 1, 10),
+                            joined("o2", "A", 1, 10),
+                            joined("o3", "A", 2, 150));
+            assertThat(harness.counter("numUnmatchedBuildRetractions")).isZero();
+            // The pair takes the +U's time, which is not late.
+            assertThat(harness.counter("numLateBuildSideRecords")).isZero();
+        }
+    }
+
+    @TestTemplate
+    void probeRowsNeverSeeHalfAppliedUpdates() throws Exception {
+        // A chain of CDC updates of one key with the watermark trailing the update times by a
+        // random delay, a probe row after every record and every watermark.
+        Random random = new Random(20260101L);
+        try (JoinHarness harness = harness(join().leftOuterJoin())) {
+            harness.open();
+            harness.processElement2(insert("A", 0, 10));
+            harness.processWatermark2(watermark(LOAD_COMPLETED_TIME));
+            long previousTime = 10;
+            long buildWatermark = LOAD_COMPLETED_TIME;
+            int probes = 0;
+            for (int version = 1; version <= 200; version++) {
+                long time = LOAD_COMPLETED_TIME + 10L * version;
+                harness.processElement2(updateBefore("A", version - 1, previousTime));
+                harness.processElement1(probe("p" + probes++, "A"));
+                harness.processElement2(updateAfter("A", version, time));
+                harness.processElement1(probe("p" + probes++, "A"));
+                buildWatermark = Math.max(buildWatermark, time - random.nextInt(40));
+                harness.processWatermark2(watermark(buildWatermark));
+                harness.processElement1(probe("p" + probes++, "A"));
+                previousTime = time;
+            }
+
+            // One row per probe row, none padded, and no version seen after a newer one.
+            List<String> output = harness.takeOutput();
+            assertThat(output).hasSize(probes).noneMatch(row -> row.contains("null"));
+            int seen = 0;
+            for (String row : output) {
+                int version = Integer.parseInt(row.split(",")[3]);
+                assertThat(version).isGreaterThanOrEqualTo(seen);
+                seen = version;
+            }
+            assertThat(seen).isGreaterThan(190);
+            assertThat(harness.counter("numUnmatchedBuildRetractions")).isZero();
+            assertThat(harness.counter("numLateBuildSideRecords")).isZero();
+        }
+    }
+
+    @TestTemplate
+    void updateBeforeWithoutUpdateAfterIsAppliedAloneOnceWatermarkPassesIt() throws Exception {
+        try (JoinHarness harness = harness(join().leftOuterJoin())) {
+            harness.open();
+            harness.processElement2(insert("A", 1, 10));
+            harness.processWatermark2(watermark(LOAD_COMPLETED_TIME));
+
+            harness.processElement2(updateBefore("A", 1, 10));
+            harness.processElement1(probe("o1", "A"));
+            harness.processWatermark2(watermark(101));
+            harness.processElement1(probe("o2", "A"));
+
+            harness.processElement2(updateAfter("A", 2, 120));
+            harness.processWatermark2(watermark(120));
+            harness.processElement1(probe("o3", "A"));
+
+            assertThat(harness.takeOutput())
+                    .containsExactly(
+                            joined("o1", "A", 1, 10), padded("o2", "A"), joined("o3", "A", 2, 120));
+            assertThat(harness.counter("numUnmatchedBuildRetractions")).isZero();
+            // Applied alone at its own time, which the watermark had passed when it arrived; a
+            // retraction carries the time of the row it retracts, so it is not counted as late.
+            assertThat(harness.counter("numLateBuildSideRecords")).isZero();
+        }
+    }
+
+    @TestTemplate
+    void deleteRemovesRow() throws Exception {
+        try (JoinHarness harness = harness(join().leftOuterJoin())) {
+            harness.open();
+            harness.processElement2(insert("A", 1, 10));
+            harness.processElement2(insert("B", 2, 10));
+            harness.processWatermark2(watermark(LOAD_COMPLETED_TIME));
+
+            harness.processElement2(delete("B", 2, 10));
+            harness.processElement1(probe("o1", "B"));
+            harness.processWatermark2(watermark(101));
+            harness.processElement1(probe("o2", "B"));
+            harness.processElement1(probe("o3", "A"));
+
+            assertThat(harness.takeOutput())
+                    .containsExactly(
+                            joined("o1", "B", 2, 10), padded("o2", "B"), joined("o3", "A", 1, 10));
+            assertThat(harness.counter("numUnmatchedBuildRetractions")).isZero();
+        }
+    }
+
+    @TestTemplate
+    void countsRetractionsThatFindNoRow() throws Exception {
+        try (JoinHarness harness = harness(join().leftOuterJoin())) {
+            harness.open();
+            harness.processElement2(insert("B", 2, 10));
+            harness.processWatermark2(watermark(LOAD_COMPLETED_TIME));
+
+            harness.processElement2(delete("A", 1, 110));
+            harness.processElement2(updateBefore("C", 3, 110));
+            harness.processElement2(updateAfter("C", 4, 110));
+            // A row of the key, but not this one: a multiset only retracts equal rows.
+            harness.processElement2(delete("B", 3, 110));
+            harness.processWatermark2(watermark(110));
+            harness.processElement1(probe("o1", "B"));
+            harness.processElement1(probe("o2", "C"));
+
+            assertThat(harness.takeOutput())
+                    .containsExactly(joined("o1", "B", 2, 10), joined("o2", "C", 4, 110));
+            assertThat(harness.counter("numUnmatchedBuildRetractions")).isEqualTo(3L);
+        }
+    }
+
+    @TestTemplate
+    void lateBuildChangesAreAppliedAtNextWatermarkAdvanceAndCounted() throws Exception {
+        try (JoinHarness harness = harness(join().leftOuterJoin())) {
+            harness.open();
+            harness.processWatermark2(watermark(120));
+
+            harness.processElement2(insert("A", 1, 110));
+            harness.processElement2(record(RowKind.INSERT, "B", 2, null));
+            harness.processElement1(probe("o1", "A"));
+            harness.processElement1(probe("o2", "B"));
+            assertThat(harness.counter("numLateBuildSideRecords")).isEqualTo(2L);
+
+            // Neither a repeated nor a lower watermark is an advance.
+            harness.processWatermark2(watermark(120));
+            harness.processWatermark2(watermark(115));
+            harness.processElement1(probe("o3", "A"));
+
+            harness.processWatermark2(watermark(121));
+            harness.processElement1(probe("o4", "A"));
+            harness.processElement1(probe("o5", "B"));
+
+            assertThat(harness.takeOutput())
+                    .containsExactly(
+                            padded("o1", "A"),
+                            padded("o2", "B"),
+                            padded("o3", "A"),
+                            joined("o4", "A", 1, 110),
+                            "+I(o5,B,B,2,null)");
+            assertThat(harness.counter("numLateBuildSideRecords")).isEqualTo(2L);
+            assertThat(harness.counter("numBuildSideChangesApplied")).isEqualTo(2L);
+        }
+    }
+
+    @TestTemplate
+    void changesWithEqualTimeKeepArrivalOrder() throws Exception {
+        try (JoinHarness harness = harness(join().leftOuterJoin())) {
+            harness.open();
+            harness.processWatermark2(watermark(LOAD_COMPLETED_TIME));
+
+            // An insert and its update, the -U with the insert's time, the +U later.
+            harness.processElement2(insert("A", 1, 110));
+            harness.processElement2(updateBefore("A", 1, 110));
+            harness.processElement2(updateAfter("A", 2, 115));
+            // The whole pair at the insert's time.
+            harness.processElement2(insert("B", 1, 110));
+            harness.processElement2(updateBefore("B", 1, 110));
+            harness.processElement2(updateAfter("B", 2, 110));
+            // An insert and its delete at the same time.
+            harness.processElement2(insert("C", 1, 110));
+            harness.processElement2(delete("C", 1, 110));
+            // An insert and its -U both pending, the watermark passing them before the +U.
+            harness.processElement2(insert("D", 1, 110));
+            harness.processElement2(updateBefore("D", 1, 110));
+
+            harness.processWatermark2(watermark(115));
+            harness.processElement1(probe("o1", "A"));
+            harness.processElement1(probe("o2", "B"));
+            harness.processElement1(probe("o3", "C"));
+            harness.processElement1(probe("o4", "D"));
+
+            harness.processElement2(updateAfter("D", 2, 120));
+            harness.processWatermark2(watermark(120));
+            harness.processElement1(probe("o5", "D"));
+
+            assertThat(harness.takeOutput())
+                    .containsExactly(
+                            joined("o1", "A", 2, 115),
+                            joined("o2", "B", 2, 110),
+                            padded("o3", "C"),
+                            padded("o4", "D"),
+                            joined("o5", "D", 2, 120));
+            // Every retraction found the row it retracts: none was applied before its insert.
+            assertThat(harness.counter("numUnmatchedBuildRetractions")).isZero();
+        }
+    }
+
+    @TestTemplate
+    void oneRowPerKeyLayoutReplacesRowOnUpdateAfterWithoutUpdateBefore() throws Exception {
+        try (JoinHarness harness =
+                harness(join().leftOuterJoin().layout(BuildSideLayout.ONE_ROW_PER_KEY))) {
+            harness.open();
+            harness.processElement2(insert("A", 1, 10));
+            harness.processWatermark2(watermark(LOAD_COMPLETED_TIME));
+            harness.processElement1(probe("o1", "A"));
+
+            harness.processElement2(updateAfter("A", 2, 120));
+            harness.processElement1(probe("o2", "A"));
+            harness.processWatermark2(watermark(120));
+            harness.processElement1(probe("o3", "A"));
+
+            assertThat(harness.takeOutput())
+                    .containsExactly(
+                            joined("o1", "A", 1, 10),
+                            joined("o2", "A", 1, 10),
+                            joined("o3", "A", 2, 120));
+        }
+    }
+
+    @TestTemplate
+    void oneRowPerKeyLayoutRemovesRowOnDeleteWithOnlyKeyAndNoTime() throws Exception {
+        try (JoinHarness harness =
+                harness(join().leftOuterJoin().layout(BuildSideLayout.ONE_ROW_PER_KEY))) {
+            harness.open();
+            harness.processElement2(insert("A", 1, 10));
+            harness.processElement2(insert("B", 2, 10));
+            harness.processWatermark2(watermark(LOAD_COMPLETED_TIME));
+
+            harness.processElement2(record(RowKind.DELETE, "A", null, null));
+            harness.processElement1(probe("o1", "A"));
+            // Without a time the delete comes after everything seen before it, all of which the
+            // watermark has passed: the next watermark advance applies it.
+            harness.processWatermark2(watermark(101));
+            harness.processElement1(probe("o2", "A"));
+            harness.processElement1(probe("o3", "B"));
+
+            assertThat(harness.takeOutput())
+                    .containsExactly(
+                            joined("o1", "A", 1, 10), padded("o2", "A"), joined("o3", "B", 2, 10));
+            assertThat(harness.counter("numUnmatchedBuildRetractions")).isZero();
+            assertThat(harness.counter("numLateBuildSideRecords")).isZero();
+        }
+    }
+
+    @TestTemplate
+    void deleteWithoutTimeIsAppliedAfterPendingUpdateOfItsKey() throws Exception {
+        try (JoinHarness harness =
+                harness(join().leftOuterJoin().layout(BuildSideLayout.ONE_ROW_PER_KEY))) {
+            harness.open();
+            harness.processElement2(insert("A", 1, 10));
+            harness.processWatermark2(watermark(LOAD_COMPLETED_TIME));
+
+            harness.processElement2(updateAfter("A", 2, 120));
+            harness.processElement2(record(RowKind.DELETE, "A", null, null));
+            harness.processWatermark2(watermark(110));
+            harness.processElement1(probe("o1", "A"));
+            harness.processWatermark2(watermark(120));
+            harness.processElement1(probe("o2", "A"));
+
+            // The delete arrived last, so it wins over the update that was still pending.
+            assertThat(harness.takeOutput())
+                    .containsExactly(joined("o1", "A", 1, 10), padded("o2", "A"));
+            assertThat(harness.counter("numUnmatchedBuildRetractions")).isZero();
+        }
+    }
+
+    @TestTemplate
+    void deleteWithoutTimeStaysOrderedAfterPendingUpdateAcrossRestore() throws Exception {
+        OperatorSubtaskState snapshot;
+        try (JoinHarness harness =
+                harness(join().leftOuterJoin().layout(BuildSideLayout.ONE_ROW_PER_KEY))) {
+            harness.open();
+            harness.processElement2(insert("A", 1, 10));
+            harness.processWatermark2(watermark(LOAD_COMPLETED_TIME));
+            harness.processElement2(updateAfter("A", 2, 120));
+            snapshot = harness.snapshot(1L, 1L);
+        }
+        try (JoinHarness harness =
+                harness(join().leftOuterJoin().layout(BuildSideLayout.ONE_ROW_PER_KEY))) {
+            harness.initializeState(snapshot);
+            harness.open();
+            harness.processElement2(record(RowKind.DELETE, "A", null, null));
+            harness.processWatermark2(watermark(120));
+            harness.processElement1(probe("o1", "A"));
+
+            assertThat(harness.takeOutput()).containsExactly(padded("o1", "A"));
+        }
+    }
+}

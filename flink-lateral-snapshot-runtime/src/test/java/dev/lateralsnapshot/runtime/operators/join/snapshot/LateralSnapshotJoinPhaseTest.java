@@ -1,0 +1,212 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package dev.lateralsnapshot.runtime.operators.join.snapshot;
+
+import org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus;
+
+import org.junit.jupiter.api.TestTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The load phase, the flip to the join phase, and how watermarks leave the operator. */
+class LateralSnapshotJoinPhaseTest extends LateralSnapshotJoinTestBase {
+
+    @TestTemplate
+    void buffersProbeRowsInLoadPhase() throws Exception {
+        try (JoinHarness harness = harness(join())) {
+            harness.open();
+            assertThat(harness.gauge("currentPhase")).isEqualTo(0);
+            assertThat(harness.gauge("currentBuildSideWatermark")).isEqualTo(Long.MIN_VALUE);
+            assertThat(harness.gauge("currentProbeSideWatermark")).isEqualTo(Long.MIN_VALUE);
+
+            harness.processElement2(insert("A", 1, 10));
+            harness.processWatermark2(watermark(50));
+            harness.processElement1(probe("o1", "A"));
+            harness.processElement1(probe("o2", "B"));
+            harness.processWatermark1(watermark(5));
+
+            // The build row is applied, but nothing is joined before the flip.
+            assertThat(harness.takeOutput()).isEmpty();
+            assertThat(harness.gauge("currentPhase")).isEqualTo(0);
+            assertThat(harness.gauge("numProbeSideRecordsBuffered")).isEqualTo(2L);
+            assertThat(harness.counter("numUnmatchedProbeRecords")).isZero();
+            assertThat(harness.gauge("currentBuildSideWatermark")).isEqualTo(50L);
+            assertThat(harness.gauge("currentProbeSideWatermark")).isEqualTo(5L);
+        }
+    }
+
+    @TestTemplate
+    void flipsWhenBuildWatermarkReachesLoadCompletedTime() throws Exception {
+        try (JoinHarness harness = harness(join())) {
+            harness.open();
+            harness.processElement2(insert("A", 1, 10));
+            harness.processElement2(insert("B", 2, LOAD_COMPLETED_TIME));
+            harness.processElement2(insert("C", 3, LOAD_COMPLETED_TIME + 1));
+            harness.processElement1(probe("o1", "A"));
+            harness.processElement1(probe("o2", "B"));
+            harness.processElement1(probe("o3", "C"));
+
+            harness.processWatermark2(watermark(LOAD_COMPLETED_TIME - 1));
+            assertThat(harness.takeOutput()).isEmpty();
+            assertThat(harness.gauge("currentPhase")).isEqualTo(0);
+
+            // The changes up to the watermark are applied before the buffered rows are joined;
+            // C's row is later than the watermark and not visible yet.
+            harness.processWatermark2(watermark(LOAD_COMPLETED_TIME));
+            assertThat(harness.takeOutput())
+                    .containsExactlyInAnyOrder(
+                            joined("o1", "A", 1, 10), joined("o2", "B", 2, LOAD_COMPLETED_TIME));
+            assertThat(harness.gauge("currentPhase")).isEqualTo(1);
+            assertThat(harness.gauge("numProbeSideRecordsBuffered")).isEqualTo(0L);
+            assertThat(harness.counter("numUnmatchedProbeRecords")).isEqualTo(1L);
+
+            harness.processElement1(probe("o4", "A"));
+            assertThat(harness.takeOutput()).containsExactly(joined("o4", "A", 1, 10));
+        }
+    }
+
+    @TestTemplate
+    void flipsAfterIdleTimeout() throws Exception {
+        try (JoinHarness harness = harness(join().idleTimeout(1000))) {
+            harness.open();
+            harness.processElement2(insert("A", 1, 10));
+            harness.processWatermark2(watermark(10));
+            harness.processElement1(probe("o1", "A"));
+
+            harness.setProcessingTime(999);
+            assertThat(harness.gauge("currentPhase")).isEqualTo(0);
+            assertThat(harness.gauge("loadPhaseDurationMs")).isEqualTo(999L);
+            assertThat(harness.takeOutput()).isEmpty();
+
+            harness.setProcessingTime(1000);
+            assertThat(harness.gauge("currentPhase")).isEqualTo(1);
+            assertThat(harness.takeOutput()).containsExactly(joined("o1", "A", 1, 10));
+            assertThat(harness.gauge("numProbeSideRecordsBuffered")).isEqualTo(0L);
+
+            harness.setProcessingTime(5000);
+            assertThat(harness.gauge("loadPhaseDurationMs")).isEqualTo(1000L);
+        }
+    }
+
+    @TestTemplate
+    void idleTimeoutIsReArmedByEveryBuildWatermarkAdvance() throws Exception {
+        try (JoinHarness harness = harness(join().idleTimeout(1000))) {
+            harness.open();
+            harness.processWatermark2(watermark(10));
+            harness.processElement1(probe("o1", "A"));
+
+            harness.setProcessingTime(600);
+            harness.processWatermark2(watermark(20));
+
+            // The check due from the first advance finds the second one and waits on.
+            harness.setProcessingTime(1000);
+            assertThat(harness.gauge("currentPhase")).isEqualTo(0);
+
+            // A watermark that does not advance does not re-arm the clock.
+            harness.setProcessingTime(1200);
+            harness.processWatermark2(watermark(20));
+            harness.processWatermark2(watermark(15));
+
+            harness.setProcessingTime(1599);
+            assertThat(harness.gauge("currentPhase")).isEqualTo(0);
+            assertThat(harness.takeOutput()).isEmpty();
+
+            harness.setProcessingTime(1600);
+            assertThat(harness.gauge("currentPhase")).isEqualTo(1);
+        }
+    }
+
+    @TestTemplate
+    void idleTimeoutClockStartsWithFirstBuildWatermark() throws Exception {
+        try (JoinHarness harness = harness(join().idleTimeout(1000))) {
+            harness.open();
+            harness.processElement2(insert("A", 1, 10));
+            harness.processElement1(probe("o1", "A"));
+
+            harness.setProcessingTime(10_000);
+            assertThat(harness.gauge("currentPhase")).isEqualTo(0);
+
+            harness.processWatermark2(watermark(10));
+            harness.setProcessingTime(10_999);
+            assertThat(harness.gauge("currentPhase")).isEqualTo(0);
+
+            harness.setProcessingTime(11_000);
+            assertThat(harness.gauge("currentPhase")).isEqualTo(1);
+            assertThat(harness.takeOutput()).containsExactly(joined("o1", "A", 1, 10));
+        }
+    }
+
+    @TestTemplate
+    void staysInLoadPhaseWithoutIdleTimeout() throws Exception {
+        try (JoinHarness harness = harness(join())) {
+            harness.open();
+            harness.processElement2(insert("A", 1, 10));
+            harness.processElement2(insert("Z", 0, 60));
+            harness.processWatermark2(watermark(60));
+            harness.processElement1(probe("o1", "A"));
+            harness.processElement1(probe("o2", "B"));
+
+            harness.setProcessingTime(3_600_000);
+            harness.processElement1(probe("o3", "C"));
+            harness.setProcessingTime(7_200_000);
+
+            assertThat(harness.gauge("currentPhase")).isEqualTo(0);
+            assertThat(harness.gauge("numProbeSideRecordsBuffered")).isEqualTo(3L);
+            assertThat(harness.gauge("currentBuildSideWatermark")).isEqualTo(60L);
+            assertThat(harness.takeOutput()).isEmpty();
+        }
+    }
+
+    @TestTemplate
+    void forwardsOnlyProbeWatermarkAndOnlyInJoinPhase() throws Exception {
+        try (JoinHarness harness = harness(join())) {
+            harness.open();
+            harness.processElement2(insert("A", 1, 10));
+            harness.processElement1(probe("o1", "A"));
+            harness.processWatermark1(watermark(5));
+            harness.processWatermark2(watermark(50));
+            harness.processWatermark1(watermark(7));
+            assertThat(harness.takeOutput()).isEmpty();
+
+            // The held probe watermark follows the rows that were buffered behind it.
+            harness.processWatermark2(watermark(LOAD_COMPLETED_TIME));
+            assertThat(harness.takeOutput()).containsExactly(joined("o1", "A", 1, 10), "WM(7)");
+
+            harness.processElement1(probe("o2", "A"));
+            harness.processWatermark1(watermark(8));
+            harness.processWatermark2(watermark(200));
+            assertThat(harness.takeOutput()).containsExactly(joined("o2", "A", 1, 10), "WM(8)");
+            assertThat(harness.gauge("currentProbeSideWatermark")).isEqualTo(8L);
+            assertThat(harness.gauge("currentBuildSideWatermark")).isEqualTo(200L);
+        }
+    }
+
+    @TestTemplate
+    void forwardsOnlyProbeWatermarkStatus() throws Exception {
+        try (JoinHarness harness = harness(join())) {
+            harness.open();
+            harness.processWatermarkStatus2(WatermarkStatus.IDLE);
+            harness.processWatermarkStatus1(WatermarkStatus.IDLE);
+            harness.processWatermarkStatus2(WatermarkStatus.ACTIVE);
+            assertThat(harness.takeOutput()).containsExactly("IDLE");
+
+            harness.processWatermark2(watermark(LOAD_COMPLETED_TIME));
+            harness.processWatermarkStatus2(WatermarkStatus.IDLE);
+            harness.processWatermarkStatus1(WatermarkStatus.ACTIVE);
+            harness.processWatermarkStatus2(WatermarkStatus.ACTIVE);
+            assertThat(harness.takeOutput()).containsExactly("ACTIVE");
+        }
+    }
+}

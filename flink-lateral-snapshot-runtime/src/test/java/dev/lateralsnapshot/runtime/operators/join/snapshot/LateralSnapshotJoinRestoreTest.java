@@ -1,0 +1,470 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package dev.lateralsnapshot.runtime.operators.join.snapshot;
+
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.AbstractStreamOperatorTestHarness;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.runtime.keyselector.RowDataKeySelector;
+
+import org.junit.jupiter.api.TestTemplate;
+
+import javax.annotation.Nullable;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.stream.Collectors;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Snapshot and restore through {@link OperatorSubtaskState}: at the same parallelism, and rescaled
+ * from two subtasks to one and back the way Flink redistributes key groups and union state.
+ */
+class LateralSnapshotJoinRestoreTest extends LateralSnapshotJoinTestBase {
+
+    /** Two join keys that the hash exchange sends to subtask 0 of 2, and two for subtask 1. */
+    private static final List<String> KEYS_OF_SUBTASK_0 = keysOfSubtask(0);
+
+    private static final List<String> KEYS_OF_SUBTASK_1 = keysOfSubtask(1);
+
+    @TestTemplate
+    void restoresInLoadPhaseAndEmitsBufferedRowsAtFlip() throws Exception {
+        OperatorSubtaskState snapshot;
+        try (JoinHarness harness = harness(join())) {
+            harness.open();
+            harness.processElement2(insert("A", 1, 10));
+            harness.processElement2(insert("B", 2, 10));
+            harness.processWatermark2(watermark(50));
+            harness.processElement1(probe("o1", "A"));
+            harness.processElement1(probe("o2", "B"));
+            harness.processElement1(probe("o3", "C"));
+            harness.processWatermark1(watermark(5));
+            snapshot = harness.snapshot(1L, 1L);
+        }
+
+        try (JoinHarness harness = harness(join())) {
+            harness.initializeState(snapshot);
+            harness.open();
+            assertThat(harness.gauge("currentPhase")).isEqualTo(0);
+            harness.processElement1(probe("o4", "A"));
+            // Counts what this run buffered, not what it restored.
+            assertThat(harness.gauge("numProbeSideRecordsBuffered")).isEqualTo(1L);
+            assertThat(harness.takeOutput()).isEmpty();
+
+            harness.processWatermark2(watermark(LOAD_COMPLETED_TIME));
+            assertThat(harness.gauge("currentPhase")).isEqualTo(1);
+            assertThat(harness.takeOutput())
+                    .containsExactlyInAnyOrder(
+                            joined("o1", "A", 1, 10),
+                            joined("o2", "B", 2, 10),
+                            joined("o4", "A", 1, 10));
+            assertThat(harness.counter("numUnmatchedProbeRecords")).isEqualTo(1L);
+        }
+    }
+
+    @TestTemplate
+    void restoresInJoinPhaseWithBuildSideAndFreshMetrics() throws Exception {
+        OperatorSubtaskState snapshot;
+        try (JoinHarness harness = harness(join())) {
+            harness.open();
+            harness.processElement2(insert("A", 1, 10));
+            harness.processWatermark2(watermark(LOAD_COMPLETED_TIME));
+            harness.processElement1(probe("o1", "A"));
+            harness.processElement1(probe("o2", "C"));
+            harness.processWatermark1(watermark(5));
+            // Pending at the snapshot: an insert, and a -U waiting for its +U.
+            harness.processElement2(insert("B", 2, 150));
+            harness.processElement2(updateBefore("A", 1, 10));
+            assertThat(harness.takeOutput()).containsExactly(joined("o1", "A", 1, 10), "WM(5)");
+            snapshot = harness.snapshot(1L, 1L);
+        }
+
+        try (JoinHarness harness = harness(join())) {
+            harness.initializeState(snapshot);
+            harness.open();
+            assertThat(harness.gauge("currentPhase")).isEqualTo(1);
+            assertThat(harness.gauge("currentBuildSideWatermark")).isEqualTo(Long.MIN_VALUE);
+            assertThat(harness.gauge("currentProbeSideWatermark")).isEqualTo(Long.MIN_VALUE);
+            assertThat(harness.counter("numUnmatchedProbeRecords")).isZero();
+            assertThat(harness.counter("numBuildSideChangesApplied")).isZero();
+            assertThat(harness.gauge("maxJoinFanOut")).isEqualTo(0L);
+            assertThat(harness.gauge("avgJoinFanOut")).isEqualTo(0.0);
+
+            // Joined at once against the restored build side, without new build data.
+            harness.processElement1(probe("o3", "A"));
+            assertThat(harness.takeOutput()).containsExactly(joined("o3", "A", 1, 10));
+
+            harness.processElement2(updateAfter("A", 2, 160));
+            harness.processWatermark2(watermark(160));
+            assertThat(harness.gauge("currentBuildSideWatermark")).isEqualTo(160L);
+            harness.processElement1(probe("o4", "A"));
+            harness.processElement1(probe("o5", "B"));
+            assertThat(harness.takeOutput())
+                    .containsExactly(joined("o4", "A", 2, 160), joined("o5", "B", 2, 150));
+            assertThat(harness.counter("numUnmatchedBuildRetractions")).isZero();
+        }
+    }
+
+    @TestTemplate
+    void rescalesTwoToOneToTwoWithoutLosingState() throws Exception {
+        String a0 = KEYS_OF_SUBTASK_0.get(0);
+        String a1 = KEYS_OF_SUBTASK_0.get(1);
+        String b0 = KEYS_OF_SUBTASK_1.get(0);
+        String b1 = KEYS_OF_SUBTASK_1.get(1);
+
+        OperatorSubtaskState[] snapshots;
+        try (Subtasks subtasks = new Subtasks(join(), 2, null)) {
+            for (String key : new String[] {a0, a1, b0, b1}) {
+                subtasks.build(insert(key, 1, 10));
+            }
+            subtasks.buildWatermark(LOAD_COMPLETED_TIME);
+            subtasks.probe(probe("o1", a0));
+            subtasks.probe(probe("o2", b0));
+            assertThat(subtasks.takeOutput())
+                    .containsExactlyInAnyOrder(joined("o1", a0, 1, 10), joined("o2", b0, 1, 10));
+            subtasks.build(insert(a1, 2, 150));
+            subtasks.build(updateBefore(b1, 1, 10));
+            snapshots = subtasks.snapshot();
+        }
+
+        try (Subtasks subtasks = new Subtasks(join(), 1, snapshots)) {
+            assertThat(subtasks.get(0).gauge("currentPhase")).isEqualTo(1);
+            probeEveryKey(subtasks, "p", a0, a1, b0, b1);
+            // The -U of b1 pairs with a +U that arrives after the restore.
+            subtasks.build(updateAfter(b1, 2, 150));
+            subtasks.buildWatermark(150);
+            probeEveryKey(subtasks, "q", a0, a1, b0, b1);
+            assertThat(subtasks.takeOutput())
+                    .containsExactlyInAnyOrder(
+                            joined("p" + a0, a0, 1, 10),
+                            joined("p" + a1, a1, 1, 10),
+                            joined("p" + b0, b0, 1, 10),
+                            joined("p" + b1, b1, 1, 10),
+                            joined("q" + a0, a0, 1, 10),
+                            joined("q" + a1, a1, 1, 10),
+                            joined("q" + a1, a1, 2, 150),
+                            joined("q" + b0, b0, 1, 10),
+                            joined("q" + b1, b1, 2, 150));
+            assertThat(subtasks.get(0).counter("numUnmatchedBuildRetractions")).isZero();
+            snapshots = subtasks.snapshot();
+        }
+
+        try (Subtasks subtasks = new Subtasks(join(), 2, snapshots)) {
+            assertThat(subtasks.gauges("currentPhase")).containsExactly(1, 1);
+            probeEveryKey(subtasks, "r", a0, a1, b0, b1);
+            assertThat(subtasks.takeOutput())
+                    .containsExactlyInAnyOrder(
+                            joined("r" + a0, a0, 1, 10),
+                            joined("r" + a1, a1, 1, 10),
+                            joined("r" + a1, a1, 2, 150),
+                            joined("r" + b0, b0, 1, 10),
+                            joined("r" + b1, b1, 2, 150));
+        }
+    }
+
+    @TestTemplate
+    void rescalesInLoadPhaseKeepingBufferedRows() throws Exception {
+        String a0 = KEYS_OF_SUBTASK_0.get(0);
+        String b0 = KEYS_OF_SUBTASK_1.get(0);
+
+        OperatorSubtaskState[] snapshots;
+        try (Subtasks subtasks = new Subtasks(join(), 2, null)) {
+            subtasks.build(insert(a0, 1, 10));
+            subtasks.build(insert(b0, 2, 10));
+            subtasks.buildWatermark(50);
+            subtasks.probe(probe("o1", a0));
+            subtasks.probe(probe("o2", b0));
+            snapshots = subtasks.snapshot();
+        }
+
+        try (Subtasks subtasks = new Subtasks(join(), 1, snapshots)) {
+            assertThat(subtasks.get(0).gauge("currentPhase")).isEqualTo(0);
+            subtasks.probe(probe("o3", b0));
+            subtasks.buildWatermark(60);
+            assertThat(subtasks.takeOutput()).isEmpty();
+            snapshots = subtasks.snapshot();
+        }
+
+        try (Subtasks subtasks = new Subtasks(join(), 2, snapshots)) {
+            assertThat(subtasks.gauges("currentPhase")).containsExactly(0, 0);
+            subtasks.buildWatermark(LOAD_COMPLETED_TIME);
+            assertThat(subtasks.takeOutput())
+                    .containsExactlyInAnyOrder(
+                            joined("o1", a0, 1, 10),
+                            joined("o2", b0, 2, 10),
+                            joined("o3", b0, 2, 10));
+        }
+    }
+
+    @TestTemplate
+    void rescalesSubtasksInDifferentPhasesJoiningBufferedRowsAfterRestore() throws Exception {
+        String a0 = KEYS_OF_SUBTASK_0.get(0);
+        String b0 = KEYS_OF_SUBTASK_1.get(0);
+
+        OperatorSubtaskState[] snapshots = snapshotSubtasksInDifferentPhases(a0, b0);
+
+        try (Subtasks subtasks = new Subtasks(join(), 1, snapshots)) {
+            JoinHarness merged = subtasks.get(0);
+            assertThat(merged.gauge("currentPhase")).isEqualTo(1);
+            // The rows the loading subtask buffered go out before the next probe watermark.
+            merged.processWatermark1(watermark(7));
+            assertThat(merged.takeOutput())
+                    .containsExactly(joined("o2", b0, 2, 10), joined("o3", b0, 2, 10), "WM(7)");
+
+            // The loading subtask's pending change is applied at the next build watermark.
+            subtasks.buildWatermark(LOAD_COMPLETED_TIME);
+            probeEveryKey(subtasks, "p", a0, b0);
+            assertThat(subtasks.takeOutput())
+                    .containsExactlyInAnyOrder(
+                            joined("p" + a0, a0, 1, 10),
+                            joined("p" + b0, b0, 2, 10),
+                            joined("p" + b0, b0, 3, 80));
+            snapshots = subtasks.snapshot();
+        }
+
+        try (Subtasks subtasks = new Subtasks(join(), 2, snapshots)) {
+            assertThat(subtasks.gauges("currentPhase")).containsExactly(1, 1);
+            subtasks.probeWatermark(8);
+            probeEveryKey(subtasks, "q", a0, b0);
+            // Nothing buffered comes back a second time.
+            assertThat(subtasks.takeOutput())
+                    .containsExactlyInAnyOrder(
+                            "WM(8)",
+                            "WM(8)",
+                            joined("q" + a0, a0, 1, 10),
+                            joined("q" + b0, b0, 2, 10),
+                            joined("q" + b0, b0, 3, 80));
+        }
+    }
+
+    @TestTemplate
+    void joinsRestoredBufferedRowsEvenWhenSnapshotComesFirst() throws Exception {
+        String a0 = KEYS_OF_SUBTASK_0.get(0);
+        String b0 = KEYS_OF_SUBTASK_1.get(0);
+
+        OperatorSubtaskState[] snapshots = snapshotSubtasksInDifferentPhases(a0, b0);
+
+        // A checkpoint can be taken before the restored subtask gets to join the rows it took
+        // over from the loading subtask.
+        try (Subtasks subtasks = new Subtasks(join(), 1, snapshots)) {
+            snapshots = subtasks.snapshot();
+        }
+
+        try (Subtasks subtasks = new Subtasks(join(), 1, snapshots)) {
+            subtasks.probeWatermark(7);
+            assertThat(subtasks.takeOutput())
+                    .containsExactly(joined("o2", b0, 2, 10), joined("o3", b0, 2, 10), "WM(7)");
+        }
+    }
+
+    @TestTemplate
+    void startsTtlClocksOfKeysRestoredFromLoadingSubtask() throws Exception {
+        OperatorSubtaskState[] snapshots = snapshotSubtasksInDifferentPhasesWithTtl();
+
+        try (Subtasks subtasks = new Subtasks(ttlJoin(), 1, snapshots)) {
+            assertKeysExpire(subtasks, KEYS_OF_SUBTASK_0.get(0), KEYS_OF_SUBTASK_1.get(0));
+        }
+    }
+
+    @TestTemplate
+    void startsTtlClocksOfKeysRestoredFromLoadingSubtaskEvenWhenSnapshotComesFirst()
+            throws Exception {
+        OperatorSubtaskState[] snapshots = snapshotSubtasksInDifferentPhasesWithTtl();
+        try (Subtasks subtasks = new Subtasks(ttlJoin(), 1, snapshots)) {
+            snapshots = subtasks.snapshot();
+        }
+
+        try (Subtasks subtasks = new Subtasks(ttlJoin(), 1, snapshots)) {
+            assertKeysExpire(subtasks, KEYS_OF_SUBTASK_0.get(0), KEYS_OF_SUBTASK_1.get(0));
+        }
+    }
+
+    /**
+     * Subtask 0 has reached the join phase with a build row; subtask 1 is still loading with a
+     * build row, which has no TTL clock yet, and no buffered probe row.
+     */
+    private OperatorSubtaskState[] snapshotSubtasksInDifferentPhasesWithTtl() throws Exception {
+        try (Subtasks subtasks = new Subtasks(ttlJoin(), 2, null)) {
+            subtasks.build(insert(KEYS_OF_SUBTASK_0.get(0), 1, 10));
+            subtasks.build(insert(KEYS_OF_SUBTASK_1.get(0), 2, 10));
+            subtasks.get(0).processWatermark2(watermark(LOAD_COMPLETED_TIME));
+            subtasks.get(1).processWatermark2(watermark(50));
+            return subtasks.snapshot();
+        }
+    }
+
+    private static JoinSpec ttlJoin() {
+        return join().leftOuterJoin().stateTtl(1000);
+    }
+
+    /** Lets the TTL pass, well after the restore, and checks that both keys were evicted. */
+    private static void assertKeysExpire(Subtasks subtasks, String... keys) throws Exception {
+        JoinHarness harness = subtasks.get(0);
+        harness.setProcessingTime(10);
+        harness.setProcessingTime(5000);
+        assertThat(harness.counter("numStateTtlEvictions")).isEqualTo(keys.length);
+        harness.takeOutput();
+        probeEveryKey(subtasks, "x", keys);
+        assertThat(subtasks.takeOutput())
+                .containsExactlyInAnyOrder(
+                        Arrays.stream(keys)
+                                .map(key -> padded("x" + key, key))
+                                .toArray(String[]::new));
+    }
+
+    /**
+     * Subtask 0 has reached the join phase and joined a probe row of {@code a0}; subtask 1 is still
+     * loading with two probe rows of {@code b0} buffered, one build row applied and one pending.
+     */
+    private OperatorSubtaskState[] snapshotSubtasksInDifferentPhases(String a0, String b0)
+            throws Exception {
+        try (Subtasks subtasks = new Subtasks(join(), 2, null)) {
+            subtasks.build(insert(a0, 1, 10));
+            subtasks.build(insert(b0, 2, 10));
+            subtasks.build(insert(b0, 3, 80));
+            subtasks.get(0).processWatermark2(watermark(LOAD_COMPLETED_TIME));
+            subtasks.get(1).processWatermark2(watermark(50));
+            subtasks.probe(probe("o1", a0));
+            subtasks.probe(probe("o2", b0));
+            subtasks.probe(probe("o3", b0));
+            subtasks.get(1).processWatermark1(watermark(5));
+            assertThat(subtasks.gauges("currentPhase")).containsExactly(1, 0);
+            assertThat(subtasks.takeOutput()).containsExactly(joined("o1", a0, 1, 10));
+            return subtasks.snapshot();
+        }
+    }
+
+    private static void probeEveryKey(Subtasks subtasks, String idPrefix, String... keys)
+            throws Exception {
+        for (String key : keys) {
+            subtasks.probe(probe(idPrefix + key, key));
+        }
+    }
+
+    private static List<String> keysOfSubtask(int subtask) {
+        RowDataKeySelector selector = join().probeKeySelector();
+        List<String> keys = new ArrayList<>();
+        for (char c = 'A'; keys.size() < 2; c++) {
+            String key = String.valueOf(c);
+            if (subtaskOf(selector, probe("", key).getValue(), 2) == subtask) {
+                keys.add(key);
+            }
+        }
+        return keys;
+    }
+
+    private static int subtaskOf(RowDataKeySelector selector, RowData row, int parallelism) {
+        try {
+            return KeyGroupRangeAssignment.assignKeyToParallelOperator(
+                    selector.getKey(row), MAX_PARALLELISM, parallelism);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * The subtasks of one parallel join. Records go to the subtask their key belongs to, as the
+     * hash exchange sends them; watermarks go to every subtask.
+     */
+    private final class Subtasks implements AutoCloseable {
+        private final JoinSpec spec;
+        private final List<JoinHarness> harnesses = new ArrayList<>();
+
+        /** Opens the subtasks, restored from snapshots of any parallelism when given. */
+        Subtasks(JoinSpec spec, int parallelism, @Nullable OperatorSubtaskState[] snapshots)
+                throws Exception {
+            this.spec = spec;
+            OperatorSubtaskState merged =
+                    snapshots == null
+                            ? null
+                            : AbstractStreamOperatorTestHarness.repackageState(snapshots);
+            for (int i = 0; i < parallelism; i++) {
+                JoinHarness harness = harness(spec, parallelism, i);
+                harnesses.add(harness);
+                if (merged != null) {
+                    harness.initializeState(
+                            AbstractStreamOperatorTestHarness.repartitionOperatorState(
+                                    merged, MAX_PARALLELISM, snapshots.length, parallelism, i));
+                }
+                harness.open();
+            }
+        }
+
+        JoinHarness get(int subtask) {
+            return harnesses.get(subtask);
+        }
+
+        List<Object> gauges(String name) {
+            return harnesses.stream().map(h -> h.gauge(name)).collect(Collectors.toList());
+        }
+
+        void probe(StreamRecord<RowData> record) throws Exception {
+            harnesses
+                    .get(subtaskOf(spec.probeKeySelector(), record.getValue(), harnesses.size()))
+                    .processElement1(record);
+        }
+
+        void build(StreamRecord<RowData> record) throws Exception {
+            harnesses
+                    .get(subtaskOf(spec.buildKeySelector(), record.getValue(), harnesses.size()))
+                    .processElement2(record);
+        }
+
+        void probeWatermark(long time) throws Exception {
+            for (JoinHarness harness : harnesses) {
+                harness.processWatermark1(watermark(time));
+            }
+        }
+
+        void buildWatermark(long time) throws Exception {
+            for (JoinHarness harness : harnesses) {
+                harness.processWatermark2(watermark(time));
+            }
+        }
+
+        List<String> takeOutput() {
+            return harnesses.stream()
+                    .flatMap(h -> h.takeOutput().stream())
+                    .collect(Collectors.toList());
+        }
+
+        OperatorSubtaskState[] snapshot() throws Exception {
+            OperatorSubtaskState[] snapshots = new OperatorSubtaskState[harnesses.size()];
+            for (int i = 0; i < snapshots.length; i++) {
+                snapshots[i] = harnesses.get(i).snapshot(1L, 1L);
+            }
+            return snapshots;
+        }
+
+        @Override
+        public void close() throws Exception {
+            Exception failure = null;
+            for (JoinHarness harness : harnesses) {
+                try {
+                    harness.close();
+                } catch (Exception e) {
+                    failure = e;
+                }
+            }
+            if (failure != null) {
+                throw failure;
+            }
+        }
+    }
+}

@@ -1,0 +1,267 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package dev.lateralsnapshot.runtime.operators.join.snapshot;
+
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.api.common.typeutils.base.IntSerializer;
+import org.apache.flink.api.common.typeutils.base.ListSerializer;
+import org.apache.flink.api.common.typeutils.base.LongSerializer;
+import org.apache.flink.api.common.typeutils.base.MapSerializer;
+import org.apache.flink.core.memory.DataInputViewStreamWrapper;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.runtime.state.IncrementalKeyedStateHandle;
+import org.apache.flink.runtime.state.KeyGroupsStateHandle;
+import org.apache.flink.runtime.state.KeyedBackendSerializationProxy;
+import org.apache.flink.runtime.state.KeyedStateHandle;
+import org.apache.flink.runtime.state.OperatorBackendSerializationProxy;
+import org.apache.flink.runtime.state.OperatorStateHandle;
+import org.apache.flink.runtime.state.StreamStateHandle;
+import org.apache.flink.runtime.state.VoidNamespaceSerializer;
+import org.apache.flink.runtime.state.metainfo.StateMetaInfoSnapshot;
+import org.apache.flink.runtime.state.metainfo.StateMetaInfoSnapshot.BackendStateType;
+import org.apache.flink.runtime.state.metainfo.StateMetaInfoSnapshot.CommonOptionsKeys;
+import org.apache.flink.runtime.state.metainfo.StateMetaInfoSnapshot.CommonSerializerKeys;
+import org.apache.flink.streaming.api.operators.TimerSerializer;
+import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
+import org.apache.flink.table.types.logical.RowType;
+
+import org.junit.jupiter.api.TestTemplate;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Savepoints depend on the names and serializers of the operator's state. These tests read them
+ * from the meta data of real snapshots, so that renaming a state, a timer service, or changing a
+ * serializer fails here before it breaks a user's restore.
+ */
+class LateralSnapshotJoinStateLayoutTest extends LateralSnapshotJoinTestBase {
+
+    private static final TypeSerializer<?> KEY_SERIALIZER =
+            new RowDataSerializer(RowType.of(STRING));
+    private static final TypeSerializer<?> PROBE_ROW_SERIALIZER = new RowDataSerializer(PROBE_TYPE);
+    private static final TypeSerializer<?> BUILD_ROW_SERIALIZER = new RowDataSerializer(BUILD_TYPE);
+
+    @TestTemplate
+    void keepsStateNamesAndSerializersOfMultisetLayoutWithTtl() throws Exception {
+        OperatorSubtaskState[] snapshots = snapshotsWithStateOfEveryKind(join().stateTtl(1000));
+
+        Map<String, StateMetaInfoSnapshot> operatorState = operatorStateMetaInfo(snapshots);
+        assertThat(operatorState).containsOnlyKeys("phase", "max-build-time");
+        StateMetaInfoSnapshot phase = operatorState.get("phase");
+        assertThat(phase.getOption(CommonOptionsKeys.OPERATOR_STATE_DISTRIBUTION_MODE))
+                .isEqualTo("UNION");
+        assertThat(serializer(phase, CommonSerializerKeys.VALUE_SERIALIZER))
+                .isEqualTo(IntSerializer.INSTANCE);
+        StateMetaInfoSnapshot maxBuildTime = operatorState.get("max-build-time");
+        assertThat(maxBuildTime.getOption(CommonOptionsKeys.OPERATOR_STATE_DISTRIBUTION_MODE))
+                .isEqualTo("UNION");
+        assertThat(serializer(maxBuildTime, CommonSerializerKeys.VALUE_SERIALIZER))
+                .isEqualTo(LongSerializer.INSTANCE);
+
+        Map<String, StateMetaInfoSnapshot> keyedState = keyedStateMetaInfo(snapshots);
+        assertThat(keyedState)
+                .containsOnlyKeys(
+                        "probe-buffer",
+                        "pending-build-changes",
+                        "held-update-before",
+                        "build-rows",
+                        "last-probe-access",
+                        "_timer_state/event_build-change-timers",
+                        "_timer_state/processing_build-change-timers",
+                        "_timer_state/event_state-ttl-timers",
+                        "_timer_state/processing_state-ttl-timers");
+        assertKeyedState(
+                keyedState.get("probe-buffer"),
+                "LIST",
+                VoidNamespaceSerializer.INSTANCE,
+                new ListSerializer<>(PROBE_ROW_SERIALIZER));
+        // Namespaced by the change time: the timers carry it too.
+        assertKeyedState(
+                keyedState.get("pending-build-changes"),
+                "LIST",
+                LongSerializer.INSTANCE,
+                new ListSerializer<>(BUILD_ROW_SERIALIZER));
+        assertKeyedState(
+                keyedState.get("held-update-before"),
+                "LIST",
+                VoidNamespaceSerializer.INSTANCE,
+                new ListSerializer<>(BUILD_ROW_SERIALIZER));
+        assertKeyedState(
+                keyedState.get("build-rows"),
+                "MAP",
+                VoidNamespaceSerializer.INSTANCE,
+                new MapSerializer<>(BUILD_ROW_SERIALIZER, IntSerializer.INSTANCE));
+        assertKeyedState(
+                keyedState.get("last-probe-access"),
+                "VALUE",
+                VoidNamespaceSerializer.INSTANCE,
+                LongSerializer.INSTANCE);
+        for (String timers : new String[] {"event", "processing"}) {
+            assertTimers(
+                    keyedState.get("_timer_state/" + timers + "_build-change-timers"),
+                    new TimerSerializer<>(KEY_SERIALIZER, LongSerializer.INSTANCE));
+            assertTimers(
+                    keyedState.get("_timer_state/" + timers + "_state-ttl-timers"),
+                    new TimerSerializer<>(KEY_SERIALIZER, VoidNamespaceSerializer.INSTANCE));
+        }
+    }
+
+    @TestTemplate
+    void keepsStateNameAndSerializerOfOneRowPerKeyLayout() throws Exception {
+        OperatorSubtaskState[] snapshots =
+                snapshotsWithStateOfEveryKind(join().layout(BuildSideLayout.ONE_ROW_PER_KEY));
+
+        Map<String, StateMetaInfoSnapshot> keyedState = keyedStateMetaInfo(snapshots);
+        // Without a TTL there is neither its state nor its timers.
+        assertThat(keyedState)
+                .containsOnlyKeys(
+                        "probe-buffer",
+                        "pending-build-changes",
+                        "held-update-before",
+                        "build-row",
+                        "_timer_state/event_build-change-timers",
+                        "_timer_state/processing_build-change-timers");
+        assertKeyedState(
+                keyedState.get("build-row"),
+                "VALUE",
+                VoidNamespaceSerializer.INSTANCE,
+                BUILD_ROW_SERIALIZER);
+    }
+
+    @TestTemplate
+    void refusesToRestoreBuildSideKeptInOtherLayout() throws Exception {
+        OperatorSubtaskState joining = snapshotsWithStateOfEveryKind(join())[1];
+
+        try (JoinHarness harness = harness(join().layout(BuildSideLayout.ONE_ROW_PER_KEY))) {
+            harness.initializeState(joining);
+            assertThatThrownBy(harness::open)
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining(
+                            "the savepoint keeps it in state 'build-rows', but this job keeps it"
+                                    + " as ONE_ROW_PER_KEY in state 'build-row'");
+        }
+    }
+
+    /**
+     * Two snapshots that between them have a value in every state: one in the load phase with a
+     * buffered probe row, one in the join phase with build rows, a pending change, a held -U and,
+     * with a TTL, clocks.
+     */
+    private OperatorSubtaskState[] snapshotsWithStateOfEveryKind(JoinSpec spec) throws Exception {
+        try (JoinHarness harness = harness(spec)) {
+            harness.open();
+            harness.processElement2(insert("A", 1, 10));
+            harness.processElement2(insert("B", 2, 10));
+            harness.processWatermark2(watermark(50));
+            harness.processElement1(probe("o1", "A"));
+            OperatorSubtaskState loading = harness.snapshot(1L, 1L);
+            harness.processWatermark2(watermark(LOAD_COMPLETED_TIME));
+            harness.processElement2(insert("C", 3, 150));
+            harness.processElement2(updateBefore("B", 2, 10));
+            return new OperatorSubtaskState[] {loading, harness.snapshot(2L, 2L)};
+        }
+    }
+
+    private static void assertKeyedState(
+            StateMetaInfoSnapshot state,
+            String kind,
+            TypeSerializer<?> namespaceSerializer,
+            TypeSerializer<?> valueSerializer) {
+        assertThat(state.getBackendStateType()).isEqualTo(BackendStateType.KEY_VALUE);
+        assertThat(state.getOption(CommonOptionsKeys.KEYED_STATE_TYPE)).isEqualTo(kind);
+        assertThat(serializer(state, CommonSerializerKeys.NAMESPACE_SERIALIZER))
+                .isEqualTo(namespaceSerializer);
+        assertThat(serializer(state, CommonSerializerKeys.VALUE_SERIALIZER))
+                .isEqualTo(valueSerializer);
+    }
+
+    private static void assertTimers(StateMetaInfoSnapshot state, TimerSerializer<?, ?> timers) {
+        assertThat(state.getBackendStateType()).isEqualTo(BackendStateType.PRIORITY_QUEUE);
+        assertThat(serializer(state, CommonSerializerKeys.VALUE_SERIALIZER)).isEqualTo(timers);
+    }
+
+    private static TypeSerializer<?> serializer(
+            StateMetaInfoSnapshot state, CommonSerializerKeys key) {
+        return state.getTypeSerializerSnapshot(key).restoreSerializer();
+    }
+
+    private static Map<String, StateMetaInfoSnapshot> operatorStateMetaInfo(
+            OperatorSubtaskState... snapshots) throws IOException {
+        Map<String, StateMetaInfoSnapshot> states = new HashMap<>();
+        for (OperatorStateHandle handle : managedOperatorState(snapshots)) {
+            OperatorBackendSerializationProxy proxy =
+                    new OperatorBackendSerializationProxy(classLoader());
+            try (InputStream in = handle.openInputStream()) {
+                proxy.read(new DataInputViewStreamWrapper(in));
+            }
+            index(proxy.getOperatorStateMetaInfoSnapshots(), states);
+        }
+        return states;
+    }
+
+    /** The keyed state meta data, which full and incremental snapshots keep in other places. */
+    private static Map<String, StateMetaInfoSnapshot> keyedStateMetaInfo(
+            OperatorSubtaskState... snapshots) throws IOException {
+        Map<String, StateMetaInfoSnapshot> states = new HashMap<>();
+        for (KeyedStateHandle handle : managedKeyedState(snapshots)) {
+            StreamStateHandle metaData;
+            if (handle instanceof IncrementalKeyedStateHandle) {
+                metaData = ((IncrementalKeyedStateHandle) handle).getMetaDataStateHandle();
+            } else {
+                metaData = (KeyGroupsStateHandle) handle;
+            }
+            KeyedBackendSerializationProxy<?> proxy =
+                    new KeyedBackendSerializationProxy<>(classLoader());
+            try (InputStream in = metaData.openInputStream()) {
+                proxy.read(new DataInputViewStreamWrapper(in));
+            }
+            index(proxy.getStateMetaInfoSnapshots(), states);
+        }
+        return states;
+    }
+
+    private static List<OperatorStateHandle> managedOperatorState(
+            OperatorSubtaskState... snapshots) {
+        return Arrays.stream(snapshots)
+                .flatMap(snapshot -> snapshot.getManagedOperatorState().stream())
+                .collect(Collectors.toList());
+    }
+
+    private static List<KeyedStateHandle> managedKeyedState(OperatorSubtaskState... snapshots) {
+        return Arrays.stream(snapshots)
+                .flatMap(snapshot -> snapshot.getManagedKeyedState().stream())
+                .collect(Collectors.toList());
+    }
+
+    private static void index(
+            List<StateMetaInfoSnapshot> snapshots, Map<String, StateMetaInfoSnapshot> states) {
+        for (StateMetaInfoSnapshot state : snapshots) {
+            states.put(state.getName(), state);
+        }
+    }
+
+    private static ClassLoader classLoader() {
+        return LateralSnapshotJoinStateLayoutTest.class.getClassLoader();
+    }
+}
