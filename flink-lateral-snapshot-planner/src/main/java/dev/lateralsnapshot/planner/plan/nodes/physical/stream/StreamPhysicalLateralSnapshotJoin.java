@@ -1,0 +1,158 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package dev.lateralsnapshot.planner.plan.nodes.physical.stream;
+
+import dev.lateralsnapshot.planner.FlinkPlannerInternals;
+import dev.lateralsnapshot.planner.functions.SnapshotArguments;
+import dev.lateralsnapshot.planner.plan.nodes.exec.stream.StreamExecLateralSnapshotJoin;
+import dev.lateralsnapshot.runtime.operators.join.snapshot.BuildSideLayout;
+
+import org.apache.flink.table.api.TableException;
+import org.apache.flink.table.connector.ChangelogMode;
+import org.apache.flink.table.planner.calcite.FlinkTypeFactory;
+import org.apache.flink.table.planner.plan.metadata.FlinkRelMetadataQuery;
+import org.apache.flink.table.planner.plan.nodes.exec.ExecNode;
+import org.apache.flink.table.planner.plan.nodes.exec.InputProperty;
+import org.apache.flink.table.planner.plan.nodes.exec.spec.JoinSpec;
+import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalRel;
+import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalTemporalJoin;
+import org.apache.flink.table.planner.plan.utils.ChangelogPlanUtils;
+import org.apache.flink.table.planner.utils.JavaScalaConversionUtil;
+import org.apache.flink.types.RowKind;
+
+import org.apache.calcite.plan.RelOptCluster;
+import org.apache.calcite.plan.RelTraitSet;
+import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.RelWriter;
+import org.apache.calcite.rel.core.Join;
+import org.apache.calcite.rel.core.JoinRelType;
+import org.apache.calcite.rex.RexNode;
+import org.apache.calcite.util.ImmutableBitSet;
+
+import java.util.Set;
+
+import static org.apache.flink.table.planner.utils.ShortcutUtils.unwrapTableConfig;
+
+/**
+ * The LATERAL SNAPSHOT join as a stream physical node; EXPLAIN prints it as {@code
+ * LateralSnapshotJoin(joinType=[...], where=[...], select=[...], on_time=[...], ...)}.
+ *
+ * <p>Why it extends {@link StreamPhysicalTemporalJoin}: the optimizer programs after physical
+ * planning visit the plan with pattern matches over Flink's own node classes and reject any other
+ * class. As a temporal join subclass the node passes them, and the non-determinism check treats it
+ * as the join it is (it needs the build rows deterministic unless an upsert key covers the join
+ * key). Only the changelog mode inference would treat it wrongly (it would strip the UPDATE_BEFORE
+ * messages the operator needs to retract build rows), so during that inference the node is
+ * presented in another form, see {@link FlinkPlannerInternals}.
+ *
+ * <p>The node decides how the operator keeps the build side ({@link BuildSideLayout}) from the
+ * changelog mode and the upsert keys its build input ends up with.
+ */
+public class StreamPhysicalLateralSnapshotJoin extends StreamPhysicalTemporalJoin {
+
+    private final SnapshotArguments arguments;
+
+    public StreamPhysicalLateralSnapshotJoin(
+            RelOptCluster cluster,
+            RelTraitSet traitSet,
+            RelNode probe,
+            RelNode build,
+            RexNode condition,
+            JoinRelType joinType,
+            SnapshotArguments arguments) {
+        super(cluster, traitSet, probe, build, condition, joinType);
+        this.arguments = arguments;
+    }
+
+    public SnapshotArguments getArguments() {
+        return arguments;
+    }
+
+    @Override
+    public Join copy(
+            RelTraitSet traitSet,
+            RexNode condition,
+            RelNode probe,
+            RelNode build,
+            JoinRelType joinType,
+            boolean semiJoinDone) {
+        return new StreamPhysicalLateralSnapshotJoin(
+                getCluster(), traitSet, probe, build, condition, joinType, arguments);
+    }
+
+    @Override
+    public boolean requireWatermark() {
+        // The build watermark drives the load phase and the application of build changes.
+        return true;
+    }
+
+    @Override
+    public RelWriter explainTerms(RelWriter pw) {
+        return arguments.explainTerms(
+                super.explainTerms(pw), getRight().getRowType().getFieldNames());
+    }
+
+    @Override
+    public ExecNode<?> translateToExecNode() {
+        JoinSpec spec = joinSpec();
+        return new StreamExecLateralSnapshotJoin(
+                unwrapTableConfig(this),
+                spec,
+                buildSideLayout(spec),
+                arguments.getOnTimeIndex(),
+                arguments.getLoadCompletedTime(),
+                arguments.getLoadCompletedIdleTimeout(),
+                arguments.getStateTtl(),
+                InputProperty.DEFAULT,
+                InputProperty.DEFAULT,
+                FlinkTypeFactory.toLogicalRowType(getRowType()),
+                getRelDetailedDescription());
+    }
+
+    /**
+     * One build row per key is possible when an upsert key of the build input lies within the
+     * equality keys, and required when the build input is an upsert changelog: its updates carry no
+     * UPDATE_BEFORE and can only replace the row of their key.
+     */
+    private BuildSideLayout buildSideLayout(JoinSpec spec) {
+        RelNode build = getRight();
+        ChangelogMode buildMode =
+                JavaScalaConversionUtil.toJava(
+                                ChangelogPlanUtils.getChangelogMode((StreamPhysicalRel) build))
+                        .orElseThrow(
+                                () ->
+                                        new TableException(
+                                                "The changelog mode of the build input of a"
+                                                        + " LATERAL SNAPSHOT join is unknown."
+                                                        + " This is a bug."));
+        boolean upsert =
+                buildMode.contains(RowKind.UPDATE_AFTER)
+                        && !buildMode.contains(RowKind.UPDATE_BEFORE);
+        ImmutableBitSet joinKeys = ImmutableBitSet.of(spec.getRightKeys());
+        Set<ImmutableBitSet> upsertKeys =
+                FlinkRelMetadataQuery.reuseOrCreate(getCluster().getMetadataQuery())
+                        .getUpsertKeysInKeyGroupRange(build, spec.getRightKeys());
+        boolean keyCovered = upsertKeys != null && upsertKeys.stream().anyMatch(joinKeys::contains);
+        if (upsert && !keyCovered) {
+            throw new TableException(
+                    String.format(
+                            "The build input of a LATERAL SNAPSHOT join is an upsert changelog"
+                                    + " (%s), but none of its upsert keys %s lies within the join"
+                                    + " keys %s. This is a bug.",
+                            buildMode, upsertKeys, joinKeys));
+        }
+        return keyCovered ? BuildSideLayout.ONE_ROW_PER_KEY : BuildSideLayout.MULTISET;
+    }
+}

@@ -1,0 +1,349 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package dev.lateralsnapshot.planner.plan.rules.logical;
+
+import dev.lateralsnapshot.planner.functions.SnapshotArguments;
+import dev.lateralsnapshot.planner.functions.SnapshotTableFunction;
+import dev.lateralsnapshot.planner.plan.nodes.logical.LogicalLateralSnapshotJoin;
+import dev.lateralsnapshot.planner.plan.utils.LateralSnapshotUtil;
+
+import org.apache.flink.table.api.ValidationException;
+import org.apache.flink.table.planner.calcite.FlinkTypeFactory;
+
+import org.apache.calcite.plan.RelOptRuleCall;
+import org.apache.calcite.plan.RelOptUtil;
+import org.apache.calcite.plan.RelRule;
+import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.core.Join;
+import org.apache.calcite.rel.core.JoinRelType;
+import org.apache.calcite.rel.core.Project;
+import org.apache.calcite.rel.logical.LogicalFilter;
+import org.apache.calcite.rel.logical.LogicalJoin;
+import org.apache.calcite.rel.logical.LogicalProject;
+import org.apache.calcite.rel.logical.LogicalTableFunctionScan;
+import org.apache.calcite.rel.type.RelDataType;
+import org.apache.calcite.rel.type.RelDataTypeField;
+import org.apache.calcite.rex.RexBuilder;
+import org.apache.calcite.rex.RexCall;
+import org.apache.calcite.rex.RexInputRef;
+import org.apache.calcite.rex.RexNode;
+import org.apache.calcite.rex.RexUtil;
+import org.apache.calcite.sql.SqlKind;
+import org.apache.calcite.sql.type.SqlTypeUtil;
+import org.apache.calcite.tools.RelBuilder;
+import org.apache.calcite.util.ImmutableBitSet;
+import org.immutables.value.Value;
+
+import javax.annotation.Nullable;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.function.Predicate;
+
+import static org.apache.flink.table.planner.utils.ShortcutUtils.unwrapTableConfig;
+
+/**
+ * Captures a LATERAL SNAPSHOT join in streaming mode: {@code Join(probe,
+ * TableFunctionScan[SNAPSHOT]( build))} becomes a {@link LogicalLateralSnapshotJoin}. The {@link
+ * #FILTER_JOIN} variant also takes the WHERE clause of {@code CROSS JOIN LATERAL SNAPSHOT(...)
+ * WHERE ...} and of the comma form as the join condition.
+ *
+ * <p>It runs before Flink's default rewrite, predicate push-down and projection push-down: those
+ * would otherwise push projections between the join and the scan (pruning the {@code on_time}
+ * column) and treat the pattern as a regular join. In exchange, this rule does for the new node
+ * what they do for a join: it pushes conjuncts that reference one side only into that side (probe
+ * conjuncts only for INNER joins), coerces both sides of an equality to one type and pushes
+ * computed equality operands into the inputs, so that as many conjuncts as possible become equality
+ * keys the join is partitioned on.
+ *
+ * <p>It also checks what only streaming needs: an {@code on_time} argument that names a rowtime
+ * attribute of the build input.
+ */
+@Value.Enclosing
+public class LateralSnapshotJoinCaptureRule extends RelRule<LateralSnapshotJoinCaptureRule.Config> {
+
+    /** {@code Join(probe, SNAPSHOT(build))} with the join condition. */
+    public static final LateralSnapshotJoinCaptureRule JOIN = Config.JOIN.toRule();
+
+    /** {@code Join(probe, Project(SNAPSHOT(build)))}, see {@link Config#JOIN_PROJECT}. */
+    public static final LateralSnapshotJoinCaptureRule JOIN_PROJECT = Config.JOIN_PROJECT.toRule();
+
+    /** {@code Filter(Join[true](probe, SNAPSHOT(build)))}: the filter is the join condition. */
+    public static final LateralSnapshotJoinCaptureRule FILTER_JOIN = Config.FILTER_JOIN.toRule();
+
+    private LateralSnapshotJoinCaptureRule(Config config) {
+        super(config);
+    }
+
+    @Override
+    public void onMatch(RelOptRuleCall call) {
+        int joinPosition = config.matchesFilter() ? 1 : 0;
+        LogicalJoin join = call.rel(joinPosition);
+        LogicalProject buildProject =
+                config.matchesBuildProject() ? call.rel(joinPosition + 2) : null;
+        LogicalTableFunctionScan scan = call.rel(call.rels.length - 1);
+        RexNode condition =
+                config.matchesFilter()
+                        ? ((LogicalFilter) call.rel(0)).getCondition()
+                        : join.getCondition();
+        call.transformTo(
+                capture(
+                        call.builder(),
+                        join.getLeft(),
+                        scan,
+                        buildProject,
+                        condition,
+                        join.getJoinType()));
+    }
+
+    private static RelNode capture(
+            RelBuilder relBuilder,
+            RelNode probe,
+            LogicalTableFunctionScan scan,
+            @Nullable LogicalProject buildProject,
+            RexNode condition,
+            JoinRelType joinType) {
+        LateralSnapshotUtil.checkJoinType(joinType);
+        RelNode build = LateralSnapshotUtil.buildInput(scan);
+        SnapshotArguments arguments =
+                SnapshotArguments.fold((RexCall) scan.getCall(), build, unwrapTableConfig(scan));
+        checkOnTime(arguments, build);
+        boolean onTimeAppended = false;
+        if (buildProject != null) {
+            // The scan returns its input unchanged, so the projection applies to the input. It
+            // comes from computed equality operands and keeps every column so far; should it ever
+            // drop the on_time column, the column is appended and removed again above the join.
+            List<RexNode> projects = new ArrayList<>(buildProject.getProjects());
+            List<String> names = new ArrayList<>(buildProject.getRowType().getFieldNames());
+            RexInputRef onTime = RexInputRef.of(arguments.getOnTimeIndex(), build.getRowType());
+            int onTimeIndex = projects.indexOf(onTime);
+            if (onTimeIndex < 0) {
+                onTimeIndex = projects.size();
+                onTimeAppended = true;
+                projects.add(onTime);
+                names.add(null);
+            }
+            build = relBuilder.push(build).project(projects, names, true).build();
+            arguments = arguments.withOnTimeIndex(onTimeIndex);
+        }
+
+        // Conjuncts of one side go below the join; for a LEFT join only build conjuncts may, as
+        // every probe row has to come out.
+        int probeFieldCount = probe.getRowType().getFieldCount();
+        List<RexNode> probeConjuncts = new ArrayList<>();
+        List<RexNode> buildConjuncts = new ArrayList<>();
+        List<RexNode> joinConjuncts = new ArrayList<>();
+        for (RexNode conjunct : RelOptUtil.conjunctions(condition)) {
+            ImmutableBitSet fields = RelOptUtil.InputFinder.bits(conjunct);
+            boolean pushable = !fields.isEmpty() && RexUtil.isDeterministic(conjunct);
+            if (pushable && fields.length() <= probeFieldCount && joinType == JoinRelType.INNER) {
+                probeConjuncts.add(conjunct);
+            } else if (pushable && fields.nextSetBit(0) >= probeFieldCount) {
+                buildConjuncts.add(RexUtil.shift(conjunct, -probeFieldCount));
+            } else {
+                joinConjuncts.add(conjunct);
+            }
+        }
+        RelNode filteredProbe = relBuilder.push(probe).filter(probeConjuncts).build();
+        // A filter keeps every column, so the on_time position stays valid.
+        RelNode filteredBuild = relBuilder.push(build).filter(buildConjuncts).build();
+
+        RexBuilder rexBuilder = relBuilder.getRexBuilder();
+        RexNode joinCondition =
+                RexUtil.composeConjunction(
+                        rexBuilder, coerceEqualities(relBuilder, joinConjuncts, probeFieldCount));
+        // Calcite pushes computed equality operands into projections appended to the inputs; the
+        // build columns keep their positions, and a projection on top restores the row type.
+        RelNode pushed =
+                RelOptUtil.pushDownJoinConditions(
+                        LogicalJoin.create(
+                                filteredProbe,
+                                filteredBuild,
+                                List.of(),
+                                joinCondition,
+                                Set.of(),
+                                joinType),
+                        relBuilder);
+        Project restore = pushed instanceof Project ? (Project) pushed : null;
+        Join pushedJoin = (Join) (restore == null ? pushed : restore.getInput());
+        RelNode snapshotJoin =
+                LogicalLateralSnapshotJoin.create(
+                        pushedJoin.getLeft(),
+                        pushedJoin.getRight(),
+                        pushedJoin.getCondition(),
+                        joinType,
+                        arguments);
+        RelNode result =
+                restore == null
+                        ? snapshotJoin
+                        : restore.copy(restore.getTraitSet(), List.of(snapshotJoin));
+        if (!onTimeAppended) {
+            return result;
+        }
+        int fieldCount = result.getRowType().getFieldCount() - 1;
+        return relBuilder
+                .push(result)
+                .project(relBuilder.fields(ImmutableBitSet.range(fieldCount).asList()))
+                .build();
+    }
+
+    private static void checkOnTime(SnapshotArguments arguments, RelNode build) {
+        if (!arguments.hasOnTime()) {
+            throw new ValidationException(
+                    "LATERAL SNAPSHOT requires the 'on_time' argument to identify the build-side"
+                            + " rowtime attribute.");
+        }
+        RelDataTypeField onTime = build.getRowType().getFieldList().get(arguments.getOnTimeIndex());
+        if (!FlinkTypeFactory.isRowtimeIndicatorType(onTime.getType())) {
+            throw new ValidationException(
+                    String.format(
+                            "Argument '%s' of %s must reference a rowtime attribute (a column with"
+                                    + " a watermark), but column '%s' is not one.",
+                            SnapshotTableFunction.ON_TIME,
+                            SnapshotTableFunction.NAME,
+                            onTime.getName()));
+        }
+    }
+
+    /**
+     * Casts both sides of an equality between a probe and a build column of different types to
+     * their common type: the operator hashes and compares keys in their binary form, which only
+     * agrees for equal types.
+     */
+    private static List<RexNode> coerceEqualities(
+            RelBuilder relBuilder, List<RexNode> conjuncts, int probeFieldCount) {
+        RexBuilder rexBuilder = relBuilder.getRexBuilder();
+        List<RexNode> coerced = new ArrayList<>();
+        for (RexNode conjunct : conjuncts) {
+            if (conjunct.getKind() != SqlKind.EQUALS) {
+                coerced.add(conjunct);
+                continue;
+            }
+            List<RexNode> operands = ((RexCall) conjunct).getOperands();
+            RexNode first = operands.get(0);
+            RexNode second = operands.get(1);
+            if (!(first instanceof RexInputRef)
+                    || !(second instanceof RexInputRef)
+                    || (((RexInputRef) first).getIndex() < probeFieldCount)
+                            == (((RexInputRef) second).getIndex() < probeFieldCount)
+                    || SqlTypeUtil.equalSansNullability(
+                            relBuilder.getTypeFactory(), first.getType(), second.getType())) {
+                coerced.add(conjunct);
+                continue;
+            }
+            RelDataType common =
+                    relBuilder
+                            .getTypeFactory()
+                            .leastRestrictive(List.of(first.getType(), second.getType()));
+            if (common == null) {
+                throw new ValidationException(
+                        String.format(
+                                "LATERAL SNAPSHOT join cannot compare %s with %s in '%s'.",
+                                first.getType(), second.getType(), conjunct));
+            }
+            coerced.add(
+                    relBuilder.equals(
+                            rexBuilder.ensureType(common, first, true),
+                            rexBuilder.ensureType(common, second, true)));
+        }
+        return coerced;
+    }
+
+    /** Rule configuration. */
+    @Value.Immutable(singleton = false)
+    public interface Config extends RelRule.Config {
+
+        Config JOIN =
+                ImmutableLateralSnapshotJoinCaptureRule.Config.builder()
+                        .matchesFilter(false)
+                        .matchesBuildProject(false)
+                        .operandSupplier(b -> joinOverSnapshot(b, Config::isLateralJoin, false))
+                        .description("LateralSnapshotJoinCaptureRule(Join)")
+                        .build();
+
+        /**
+         * {@code Join(probe, Project(SNAPSHOT(build)))}: SQL-to-rel conversion and Flink's
+         * sub-query rewrite push computed equality operands of the build side into a projection
+         * over the scan.
+         */
+        Config JOIN_PROJECT =
+                ImmutableLateralSnapshotJoinCaptureRule.Config.builder()
+                        .matchesFilter(false)
+                        .matchesBuildProject(true)
+                        .operandSupplier(b -> joinOverSnapshot(b, Config::isLateralJoin, true))
+                        .description("LateralSnapshotJoinCaptureRule(Join, Project)")
+                        .build();
+
+        Config FILTER_JOIN =
+                ImmutableLateralSnapshotJoinCaptureRule.Config.builder()
+                        .matchesFilter(true)
+                        .matchesBuildProject(false)
+                        .operandSupplier(
+                                b ->
+                                        b.operand(LogicalFilter.class)
+                                                .oneInput(
+                                                        join ->
+                                                                joinOverSnapshot(
+                                                                        join,
+                                                                        Config::isCrossJoin,
+                                                                        false)))
+                        .description("LateralSnapshotJoinCaptureRule(Filter, Join)")
+                        .build();
+
+        /** Whether the rule matches a filter over a join without condition. */
+        boolean matchesFilter();
+
+        /** Whether the rule matches a projection between the join and the scan. */
+        boolean matchesBuildProject();
+
+        @Override
+        default LateralSnapshotJoinCaptureRule toRule() {
+            return new LateralSnapshotJoinCaptureRule(this);
+        }
+
+        private static RelRule.Done joinOverSnapshot(
+                RelRule.OperandBuilder builder,
+                Predicate<LogicalJoin> joinPredicate,
+                boolean buildProject) {
+            RelRule.OperandTransform snapshot =
+                    scan ->
+                            scan.operand(LogicalTableFunctionScan.class)
+                                    .predicate(LateralSnapshotUtil::isSnapshotScan)
+                                    .anyInputs();
+            return builder.operand(LogicalJoin.class)
+                    .predicate(joinPredicate)
+                    .inputs(
+                            probe -> probe.operand(RelNode.class).anyInputs(),
+                            buildProject
+                                    ? project ->
+                                            project.operand(LogicalProject.class).oneInput(snapshot)
+                                    : snapshot);
+        }
+
+        /**
+         * Semi and anti joins come from sub-queries such as {@code IN (SELECT ... FROM
+         * TABLE(SNAPSHOT(...)))}, never from a LATERAL join; their scans are left to the check for
+         * misplaced {@code SNAPSHOT} calls.
+         */
+        private static boolean isLateralJoin(LogicalJoin join) {
+            return join.getJoinType().projectsRight();
+        }
+
+        private static boolean isCrossJoin(LogicalJoin join) {
+            return join.getJoinType() == JoinRelType.INNER && join.getCondition().isAlwaysTrue();
+        }
+    }
+}

@@ -1,0 +1,85 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package dev.lateralsnapshot.planner.plan.rules.physical.stream;
+
+import dev.lateralsnapshot.planner.plan.nodes.logical.FlinkLogicalLateralSnapshotJoin;
+import dev.lateralsnapshot.planner.plan.nodes.physical.stream.StreamPhysicalLateralSnapshotJoin;
+
+import org.apache.flink.table.planner.plan.nodes.FlinkConventions;
+import org.apache.flink.table.planner.plan.trait.FlinkRelDistribution;
+import org.apache.flink.table.planner.plan.utils.JoinUtil;
+
+import org.apache.calcite.plan.RelOptRule;
+import org.apache.calcite.plan.RelTraitSet;
+import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.convert.ConverterRule;
+import org.apache.calcite.rel.core.JoinInfo;
+
+import java.util.ArrayList;
+
+/**
+ * Converts {@link FlinkLogicalLateralSnapshotJoin} into {@link StreamPhysicalLateralSnapshotJoin}
+ * and asks for both inputs hash-partitioned on the equality keys of the condition, so that a probe
+ * row meets the build rows of its key on one subtask. Without equality keys both inputs go to a
+ * single subtask.
+ */
+public class StreamPhysicalLateralSnapshotJoinRule extends ConverterRule {
+
+    public static final StreamPhysicalLateralSnapshotJoinRule INSTANCE =
+            Config.INSTANCE
+                    .withConversion(
+                            FlinkLogicalLateralSnapshotJoin.class,
+                            FlinkConventions.LOGICAL(),
+                            FlinkConventions.STREAM_PHYSICAL(),
+                            "StreamPhysicalLateralSnapshotJoinRule")
+                    .withRuleFactory(StreamPhysicalLateralSnapshotJoinRule::new)
+                    .toRule(StreamPhysicalLateralSnapshotJoinRule.class);
+
+    private StreamPhysicalLateralSnapshotJoinRule(Config config) {
+        super(config);
+    }
+
+    @Override
+    public RelNode convert(RelNode rel) {
+        FlinkLogicalLateralSnapshotJoin join = (FlinkLogicalLateralSnapshotJoin) rel;
+        // The same analysis as the join spec of the physical node, so the exchanges match the
+        // key selectors of the operator.
+        JoinInfo joinInfo =
+                JoinUtil.createJoinInfo(
+                        join.getLeft(), join.getRight(), join.getCondition(), new ArrayList<>());
+        RelNode probe = convertInput(join.getLeft(), joinInfo.leftKeys.toIntArray());
+        RelNode build = convertInput(join.getRight(), joinInfo.rightKeys.toIntArray());
+        return new StreamPhysicalLateralSnapshotJoin(
+                join.getCluster(),
+                join.getTraitSet().replace(FlinkConventions.STREAM_PHYSICAL()),
+                probe,
+                build,
+                join.getCondition(),
+                join.getJoinType(),
+                join.getArguments());
+    }
+
+    private static RelNode convertInput(RelNode input, int[] keys) {
+        FlinkRelDistribution distribution =
+                keys.length == 0
+                        ? FlinkRelDistribution.SINGLETON()
+                        : FlinkRelDistribution.hash(keys, true);
+        RelTraitSet traits =
+                input.getTraitSet()
+                        .replace(FlinkConventions.STREAM_PHYSICAL())
+                        .replace(distribution);
+        return RelOptRule.convert(input, traits);
+    }
+}

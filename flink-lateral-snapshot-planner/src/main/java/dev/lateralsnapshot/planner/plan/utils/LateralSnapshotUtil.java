@@ -1,0 +1,82 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package dev.lateralsnapshot.planner.plan.utils;
+
+import dev.lateralsnapshot.planner.functions.SnapshotTableFunction;
+
+import org.apache.flink.table.api.ValidationException;
+
+import org.apache.calcite.plan.RelOptUtil;
+import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.RelVisitor;
+import org.apache.calcite.rel.core.JoinRelType;
+import org.apache.calcite.rel.core.TableFunctionScan;
+
+/** Checks and helpers shared by the streaming and the batch rules for {@code SNAPSHOT}. */
+public final class LateralSnapshotUtil {
+
+    private LateralSnapshotUtil() {}
+
+    /** Whether the node is a scan of the {@code SNAPSHOT} table function. */
+    public static boolean isSnapshotScan(RelNode node) {
+        return node instanceof TableFunctionScan
+                && SnapshotTableFunction.isSnapshotCall(((TableFunctionScan) node).getCall());
+    }
+
+    /** Rejects the join types the join cannot run: it never emits unmatched build rows. */
+    public static void checkJoinType(JoinRelType joinType) {
+        if (joinType != JoinRelType.INNER && joinType != JoinRelType.LEFT) {
+            throw new ValidationException(
+                    String.format(
+                            "LATERAL SNAPSHOT join only supports INNER JOIN and LEFT OUTER JOIN,"
+                                    + " but was %s JOIN.",
+                            joinType.name()));
+        }
+    }
+
+    /**
+     * The build input of a {@code SNAPSHOT} scan, typed like the scan. The function returns the
+     * rows of its input unchanged, so a cast is only needed where the validator derived a type that
+     * differs in nullability or field names.
+     */
+    public static RelNode buildInput(TableFunctionScan snapshotScan) {
+        RelNode input = snapshotScan.getInputs().get(0);
+        if (RelOptUtil.areRowTypesEqual(input.getRowType(), snapshotScan.getRowType(), true)) {
+            return input;
+        }
+        return RelOptUtil.createCastRel(input, snapshotScan.getRowType(), true);
+    }
+
+    /**
+     * Fails for any {@code SNAPSHOT} scan the rules left in the plan: the function only has a
+     * meaning as the build side of a LATERAL join.
+     */
+    public static void rejectRemainingSnapshotScans(RelNode root) {
+        new RelVisitor() {
+            @Override
+            public void visit(RelNode node, int ordinal, RelNode parent) {
+                if (isSnapshotScan(node)) {
+                    throw new ValidationException(
+                            "The SNAPSHOT function can only be used as the build side (right-hand"
+                                    + " side) of a LATERAL join. For example: SELECT * FROM orders"
+                                    + " AS o JOIN LATERAL SNAPSHOT(input => TABLE rates, on_time"
+                                    + " => DESCRIPTOR(update_time)) AS r ON o.currency ="
+                                    + " r.currency.");
+                }
+                super.visit(node, ordinal, parent);
+            }
+        }.go(root);
+    }
+}

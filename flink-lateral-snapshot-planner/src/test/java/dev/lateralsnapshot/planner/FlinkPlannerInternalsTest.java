@@ -1,0 +1,203 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package dev.lateralsnapshot.planner;
+
+import dev.lateralsnapshot.planner.plan.nodes.exec.stream.StreamExecLateralSnapshotJoin;
+
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.table.api.ExplainDetail;
+import org.apache.flink.table.api.TableEnvironment;
+import org.apache.flink.table.api.TableException;
+import org.apache.flink.table.api.config.OptimizerConfigOptions;
+import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeContext;
+import org.apache.flink.table.planner.plan.optimize.program.FlinkBatchProgram;
+import org.apache.flink.table.planner.plan.optimize.program.FlinkChainedProgram;
+import org.apache.flink.table.planner.plan.optimize.program.FlinkRuleSetProgram;
+import org.apache.flink.table.planner.plan.optimize.program.FlinkStreamProgram;
+
+import org.apache.calcite.tools.RuleSets;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.nio.file.Path;
+import java.util.List;
+
+import static dev.lateralsnapshot.planner.SnapshotTestEnvironments.SECTION_1_QUERY;
+import static dev.lateralsnapshot.planner.SnapshotTestEnvironments.physicalPlan;
+import static dev.lateralsnapshot.planner.SnapshotTestEnvironments.planLines;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+/**
+ * Guards for the assumptions about Flink's planner internals that {@link FlinkPlannerInternals}
+ * makes. Each failure message says which assumption a new Flink version broke; the class comment of
+ * {@link FlinkPlannerInternals} explains why each one is needed.
+ */
+class FlinkPlannerInternalsTest {
+
+    @TempDir Path buildDirectory;
+
+    private TableEnvironment env;
+
+    @BeforeEach
+    void createEnvironment() {
+        env = SnapshotTestEnvironments.streaming(buildDirectory);
+    }
+
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void flinkProgramsHaveThePhasesTheLibraryHooksInto(boolean joinReorder) {
+        Configuration config = new Configuration();
+        config.set(OptimizerConfigOptions.TABLE_OPTIMIZER_JOIN_REORDER_ENABLED, joinReorder);
+
+        FlinkChainedProgram<?> stream = FlinkStreamProgram.buildProgram(config);
+        assertThat(stream.getProgramNames())
+                .as(
+                        "Flink's stream optimizer program lost a phase that"
+                                + " FlinkPlannerInternals.STREAM_PHASES hooks into")
+                .containsAll(FlinkPlannerInternals.STREAM_PHASES);
+        for (String phase :
+                List.of(
+                        FlinkStreamProgram.PROJECT_REWRITE(),
+                        FlinkStreamProgram.LOGICAL(),
+                        FlinkStreamProgram.PHYSICAL())) {
+            assertThat(stream.get(phase).get())
+                    .as("Flink's stream phase '%s' is no longer a rule set program", phase)
+                    .isInstanceOf(FlinkRuleSetProgram.class);
+        }
+        assertThat(FlinkBatchProgram.buildProgram(config).getProgramNames())
+                .as(
+                        "Flink's batch optimizer program lost a phase that"
+                                + " FlinkPlannerInternals.BATCH_PHASES hooks into")
+                .containsAll(FlinkPlannerInternals.BATCH_PHASES);
+
+        // The capture needs decorrelated joins and must precede projection push-down.
+        List<String> extended =
+                FlinkPlannerInternals.streamProgram(
+                                config,
+                                (root, context) -> root,
+                                RuleSets.ofList(),
+                                RuleSets.ofList(),
+                                RuleSets.ofList())
+                        .getProgramNames();
+        int capture = extended.indexOf(FlinkPlannerInternals.CAPTURE_PROGRAM);
+        assertThat(capture)
+                .as("the capture must run after decorrelation and before the default rewrite")
+                .isGreaterThan(extended.indexOf(FlinkStreamProgram.DECORRELATE()))
+                .isLessThan(extended.indexOf(FlinkStreamProgram.DEFAULT_REWRITE()))
+                .isLessThan(extended.indexOf(FlinkStreamProgram.PROJECT_REWRITE()));
+    }
+
+    @Test
+    void changelogInferenceGivesTheDisguisedBuildInputAllChanges() {
+        String plan = physicalPlan(env, SECTION_1_QUERY, ExplainDetail.CHANGELOG_MODE);
+        assertThat(planLines(plan, "+- Exchange("))
+                .as(
+                        "Flink's changelog mode inference no longer asks the SUPPORT_UPDATES table"
+                                + " argument of the process table function disguise"
+                                + " (FlinkPlannerInternals.ChangelogInferenceNode) for"
+                                + " UPDATE_BEFORE; the operator then cannot retract build rows"
+                                + " without a primary key. Plan:%n%s",
+                        plan)
+                .singleElement()
+                .asString()
+                .endsWith("changelogMode=[I,UB,UA,D])");
+        assertThat(planLines(plan, "LateralSnapshotJoin("))
+                .as("the disguise must produce an insert-only output. Plan:%n%s", plan)
+                .singleElement()
+                .asString()
+                .endsWith("changelogMode=[I])");
+    }
+
+    @Test
+    void changelogInferenceRejectsAnUpdatingProbeWithTheExpectedMessage() {
+        Throwable error =
+                catchThrowable(
+                        () ->
+                                env.explainSql(
+                                        "SELECT o.currency FROM probe_agg AS o JOIN LATERAL"
+                                                + " SNAPSHOT(input => TABLE rates, on_time =>"
+                                                + " DESCRIPTOR(update_time)) AS r"
+                                                + " ON o.currency = r.currency"));
+        assertThat(error.getCause())
+                .as(
+                        "Flink's changelog mode inference no longer rejects an updating probe"
+                                + " input with a message that starts with '%s', which"
+                                + " FlinkPlannerInternals rethrows as a LATERAL SNAPSHOT error",
+                        FlinkPlannerInternals.PROBE_UPDATES_ERROR_PREFIX)
+                .isInstanceOf(TableException.class)
+                .hasMessageStartingWith(FlinkPlannerInternals.PROBE_UPDATES_ERROR_PREFIX);
+    }
+
+    @Test
+    void nonDeterminismCheckVisitsTheRestoredJoin() {
+        env.getConfig().set("table.optimizer.non-deterministic-update.strategy", "TRY_RESOLVE");
+        assertThatCode(() -> env.explainSql(SECTION_1_QUERY))
+                .as(
+                        "Flink's non-determinism check no longer accepts the join restored after"
+                                + " physical_rewrite (a StreamPhysicalTemporalJoin subclass)")
+                .doesNotThrowAnyException();
+        assertThatCode(() -> env.explainSql(SECTION_1_QUERY, ExplainDetail.PLAN_ADVICE))
+                .as("EXPLAIN PLAN_ADVICE runs the same check")
+                .doesNotThrowAnyException();
+    }
+
+    @Test
+    void timeAttributeConversionLetsTheJoinConvertItself() {
+        assertThat(
+                        physicalPlan(
+                                env,
+                                "SELECT o.order_id, r.update_time FROM orders AS o JOIN LATERAL"
+                                        + " SNAPSHOT(input => TABLE rates, on_time =>"
+                                        + " DESCRIPTOR(update_time)) AS r"
+                                        + " ON o.currency = r.currency"))
+                .as(
+                        "Flink's time attribute conversion (RelTimeIndicatorConverter) no longer"
+                                + " reaches FlinkLogicalLateralSnapshotJoin#accept(RelShuttle),"
+                                + " so build rowtime columns keep their time attribute")
+                .contains("CAST(update_time AS TIMESTAMP(3)) AS update_time");
+    }
+
+    @Test
+    void execNodeContextFromItsJsonForm() {
+        ExecNodeContext context = FlinkPlannerInternals.newExecNodeContext();
+        assertThat(context.getName()).isEqualTo("lateral-snapshot-join");
+        assertThat(context.getVersion()).isEqualTo(1);
+        assertThatThrownBy(() -> ExecNodeContext.newContext(StreamExecLateralSnapshotJoin.class))
+                .as(
+                        "ExecNodeContext#newContext now accepts exec nodes outside Flink's list;"
+                                + " FlinkPlannerInternals could use it instead of the JSON form")
+                .isInstanceOf(IllegalStateException.class);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"PLAN_ONLY", "ALWAYS", "DISABLED"})
+    void execNodeTranslatesWithEveryUidGeneration(String uidGeneration) {
+        env.getConfig().set("table.exec.uid.generation", uidGeneration);
+        assertThat(
+                        env.explainSql(
+                                "INSERT INTO out_print " + SECTION_1_QUERY,
+                                ExplainDetail.JSON_EXECUTION_PLAN))
+                .as(
+                        "translating the exec node with the context of"
+                                + " FlinkPlannerInternals.newExecNodeContext() failed")
+                .contains("\"type\" : \"LateralSnapshotJoin[");
+    }
+}

@@ -1,0 +1,122 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package dev.lateralsnapshot.planner.plan.batch;
+
+import dev.lateralsnapshot.planner.SnapshotTestEnvironments;
+
+import org.apache.flink.table.api.TableEnvironment;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.nio.file.Path;
+
+import static dev.lateralsnapshot.planner.SnapshotTestEnvironments.physicalPlan;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * In batch mode a LATERAL SNAPSHOT join is planned exactly as the regular join against the same
+ * table (seed 004, section 8): {@code on_time} is optional, the other arguments are accepted and
+ * ignored.
+ */
+class LateralSnapshotBatchPlanTest {
+
+    @TempDir Path directory;
+
+    private TableEnvironment env;
+
+    @BeforeEach
+    void createEnvironment() {
+        env = SnapshotTestEnvironments.batch(directory, directory);
+        env.executeSql(
+                "CREATE TABLE rates_bt (currency STRING, rate DOUBLE, update_time TIMESTAMP(3),"
+                        + " WATERMARK FOR update_time AS update_time) WITH ('connector' ="
+                        + " 'filesystem', 'path' = '"
+                        + directory.toUri()
+                        + "', 'format' = 'csv')");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"JOIN", "LEFT JOIN"})
+    void plansTheRegularJoin(String join) {
+        String snapshot =
+                physicalPlan(
+                        env,
+                        "SELECT o.order_id, o.currency, r.rate FROM orders_b AS o "
+                                + join
+                                + " LATERAL SNAPSHOT(input => TABLE rates_b,"
+                                + " state_ttl => INTERVAL '1' HOUR) AS r"
+                                + " ON o.currency = r.currency ORDER BY o.order_id, r.rate");
+        String regular =
+                physicalPlan(
+                        env,
+                        "SELECT o.order_id, o.currency, r.rate FROM orders_b AS o "
+                                + join
+                                + " rates_b AS r"
+                                + " ON o.currency = r.currency ORDER BY o.order_id, r.rate");
+        assertThat(snapshot).isEqualTo(regular).doesNotContain("LateralSnapshotJoin");
+    }
+
+    @Test
+    void hashJoinWhenTheBuildSideIsNotBroadcast() {
+        env.getConfig().set("table.optimizer.join.broadcast-threshold", "-1");
+        assertThat(
+                        physicalPlan(
+                                env,
+                                "SELECT o.order_id, r.rate FROM orders_b AS o JOIN LATERAL"
+                                        + " SNAPSHOT(input => TABLE rates_b) AS r"
+                                        + " ON o.currency = r.currency"))
+                .containsAnyOf("HashJoin(", "AdaptiveJoin(")
+                .doesNotContain("LateralSnapshotJoin");
+    }
+
+    @Test
+    void computedBuildKeys() {
+        String snapshot =
+                physicalPlan(
+                        env,
+                        "SELECT o.order_id, r.rate FROM orders_b AS o JOIN LATERAL SNAPSHOT("
+                                + "input => TABLE rates_b) AS r ON o.currency = UPPER(r.currency)");
+        String regular =
+                physicalPlan(
+                        env,
+                        "SELECT o.order_id, r.rate FROM orders_b AS o JOIN rates_b AS r"
+                                + " ON o.currency = UPPER(r.currency)");
+        assertThat(snapshot).isEqualTo(regular);
+    }
+
+    @Test
+    void everyArgumentIsAcceptedAndIgnored() {
+        String snapshot =
+                physicalPlan(
+                        env,
+                        "SELECT o.order_id, r.rate FROM orders_b AS o, LATERAL SNAPSHOT("
+                                + "input => TABLE rates_bt, on_time => DESCRIPTOR(update_time),"
+                                + " load_completed_time => CAST(TIMESTAMP '2026-01-02 00:00:00'"
+                                + " AS TIMESTAMP_LTZ(3)),"
+                                + " load_completed_idle_timeout => INTERVAL '10' SECOND,"
+                                + " state_ttl => INTERVAL '1' HOUR) AS r"
+                                + " WHERE o.currency = r.currency");
+        String regular =
+                physicalPlan(
+                        env,
+                        "SELECT o.order_id, r.rate FROM orders_b AS o, rates_bt AS r"
+                                + " WHERE o.currency = r.currency");
+        assertThat(snapshot).isEqualTo(regular);
+    }
+}

@@ -1,0 +1,204 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package dev.lateralsnapshot.planner.runtime;
+
+import dev.lateralsnapshot.LateralSnapshot;
+import dev.lateralsnapshot.planner.SnapshotTestEnvironments;
+
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.table.api.EnvironmentSettings;
+import org.apache.flink.table.api.TableEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.types.Row;
+import org.apache.flink.util.CloseableIterator;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Runs LATERAL SNAPSHOT joins on a MiniCluster at parallelism 2, with bounded inputs: the end of
+ * the build input brings the final build watermark, which flips the join and applies every build
+ * change, so each probe row meets the final build side and the result is deterministic. This proves
+ * the exec node wires the operator up (key selectors, types, condition, on_time column); the
+ * operator's timing is tested in the runtime module.
+ */
+class LateralSnapshotJoinMiniClusterTest {
+
+    @RegisterExtension
+    static final MiniClusterExtension MINI_CLUSTER =
+            new MiniClusterExtension(
+                    new MiniClusterResourceConfiguration.Builder()
+                            .setNumberTaskManagers(1)
+                            .setNumberSlotsPerTaskManager(2)
+                            .build());
+
+    /** The changes of section 3 of the release-testing plan, after the rows of section 1. */
+    private static final List<String> BUILD_CHANGES =
+            List.of(
+                    change(null, "\"A\",\"rate\":1.0,\"update_time\":\"2026-01-01 10:00:00\"", "c"),
+                    change(null, "\"B\",\"rate\":2.0,\"update_time\":\"2026-01-01 10:00:00\"", "c"),
+                    change(
+                            "\"A\",\"rate\":1.0,\"update_time\":\"2026-01-01 10:00:00\"",
+                            "\"A\",\"rate\":1.5,\"update_time\":\"2026-02-01 10:00:00\"",
+                            "u"),
+                    change("\"B\",\"rate\":2.0,\"update_time\":\"2026-01-01 10:00:00\"", null, "d"),
+                    change(
+                            null,
+                            "\"C\",\"rate\":3.0,\"update_time\":\"2026-02-01 10:00:00\"",
+                            "c"));
+
+    @TempDir Path directory;
+
+    private TableEnvironment env;
+
+    @BeforeEach
+    void createTables() throws IOException {
+        Path build = Files.createDirectories(directory.resolve("build"));
+        Path probe = Files.createDirectories(directory.resolve("probe"));
+        Files.write(build.resolve("changes.json"), BUILD_CHANGES);
+        Files.write(probe.resolve("orders.csv"), List.of("1,A", "2,B", "3,C", "4,A", "5,", "6,D"));
+
+        env = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
+        env.getConfig().set("parallelism.default", "2");
+        env.getConfig().set("table.local-time-zone", "UTC");
+        LateralSnapshot.install(env);
+        for (String table : List.of("rates", "rates_pk")) {
+            env.executeSql(
+                    "CREATE TABLE "
+                            + table
+                            + " (currency STRING, rate DOUBLE, update_time TIMESTAMP(3),"
+                            + " WATERMARK FOR update_time AS update_time"
+                            + (table.endsWith("_pk") ? ", PRIMARY KEY (currency) NOT ENFORCED" : "")
+                            + ") WITH ('connector' = 'filesystem', 'path' = '"
+                            + build.toUri()
+                            + "', 'format' = 'debezium-json')");
+        }
+        env.executeSql(
+                "CREATE TABLE orders (order_id BIGINT, currency STRING) WITH ("
+                        + "'connector' = 'filesystem', 'path' = '"
+                        + probe.toUri()
+                        // An empty currency is NULL, which must never match.
+                        + "', 'format' = 'csv', 'csv.null-literal' = '')");
+    }
+
+    @Test
+    void leftJoinAgainstAChangelogWithoutPrimaryKey() throws Exception {
+        assertThat(
+                        rows(
+                                "SELECT o.order_id, o.currency, r.rate FROM orders AS o"
+                                        + " LEFT JOIN LATERAL SNAPSHOT(input => TABLE rates,"
+                                        + " on_time => DESCRIPTOR(update_time)) AS r"
+                                        + " ON o.currency = r.currency"))
+                .containsExactlyInAnyOrder(
+                        "+I[1, A, 1.5]",
+                        "+I[2, B, null]",
+                        "+I[3, C, 3.0]",
+                        "+I[4, A, 1.5]",
+                        "+I[5, null, null]",
+                        "+I[6, D, null]");
+    }
+
+    @Test
+    void innerJoinAgainstAnUpsertChangelog() throws Exception {
+        // One build row per key: the upsert +U of A replaces its row instead of adding one.
+        assertThat(
+                        rows(
+                                "SELECT o.order_id, r.rate, r.update_time FROM orders AS o"
+                                        + " JOIN LATERAL SNAPSHOT(input => TABLE rates_pk,"
+                                        + " on_time => DESCRIPTOR(update_time)) AS r"
+                                        + " ON o.currency = r.currency"))
+                .containsExactlyInAnyOrder(
+                        "+I[1, 1.5, 2026-02-01T10:00]",
+                        "+I[3, 3.0, 2026-02-01T10:00]",
+                        "+I[4, 1.5, 2026-02-01T10:00]");
+    }
+
+    @Test
+    void nonEquiJoinRunsOnOneSubtask() throws Exception {
+        assertThat(
+                        rows(
+                                "SELECT o.order_id, r.currency FROM orders AS o"
+                                        + " CROSS JOIN LATERAL SNAPSHOT(input => TABLE rates,"
+                                        + " on_time => DESCRIPTOR(update_time)) AS r"
+                                        + " WHERE o.currency < r.currency AND o.order_id < 3"))
+                .containsExactlyInAnyOrder("+I[1, C]", "+I[2, C]");
+    }
+
+    @Test
+    void processingTimeInTheConditionIsMaterialized() throws Exception {
+        env.executeSql(
+                "CREATE TABLE clicks (click_id BIGINT, proc AS PROCTIME()) WITH ("
+                        + "'connector' = 'datagen', 'number-of-rows' = '3',"
+                        + " 'fields.click_id.kind' = 'sequence', 'fields.click_id.start' = '1',"
+                        + " 'fields.click_id.end' = '3')");
+        assertThat(
+                        rows(
+                                "SELECT c.click_id, r.currency FROM clicks AS c"
+                                        + " JOIN LATERAL SNAPSHOT(input => TABLE rates,"
+                                        + " on_time => DESCRIPTOR(update_time)) AS r"
+                                        + " ON CAST(c.proc AS TIMESTAMP(3)) > r.update_time"
+                                        + " AND r.currency = 'C'"))
+                .containsExactlyInAnyOrder("+I[1, C]", "+I[2, C]", "+I[3, C]");
+    }
+
+    @Test
+    void batchModeIsARegularJoin() throws Exception {
+        Path orders = Files.createDirectories(directory.resolve("orders_b"));
+        Path rates = Files.createDirectories(directory.resolve("rates_b"));
+        Files.write(orders.resolve("o.csv"), List.of("1,A", "2,B", "3,C", "4,A"));
+        Files.write(rates.resolve("r.csv"), List.of("A,1.0", "B,2.0", "A,1.5"));
+        env = SnapshotTestEnvironments.batch(orders, rates);
+        env.getConfig().set("parallelism.default", "2");
+        assertThat(
+                        rows(
+                                "SELECT o.order_id, o.currency, r.rate FROM orders_b AS o LEFT JOIN"
+                                    + " LATERAL SNAPSHOT(input => TABLE rates_b, state_ttl =>"
+                                    + " INTERVAL '1' HOUR) AS r ON o.currency = r.currency ORDER BY"
+                                    + " o.order_id, r.rate"))
+                .containsExactly(
+                        "+I[1, A, 1.0]",
+                        "+I[1, A, 1.5]",
+                        "+I[2, B, 2.0]",
+                        "+I[3, C, null]",
+                        "+I[4, A, 1.0]",
+                        "+I[4, A, 1.5]");
+    }
+
+    private List<String> rows(String query) throws Exception {
+        List<String> rows = new ArrayList<>();
+        try (CloseableIterator<Row> result = env.executeSql(query).collect()) {
+            result.forEachRemaining(row -> rows.add(row.toString()));
+        }
+        return rows;
+    }
+
+    private static String change(String before, String after, String op) {
+        return String.format(
+                "{\"before\":%s,\"after\":%s,\"op\":\"%s\"}",
+                before == null ? "null" : "{\"currency\":" + before + "}",
+                after == null ? "null" : "{\"currency\":" + after + "}",
+                op);
+    }
+}
