@@ -88,10 +88,11 @@ import static org.apache.flink.util.Preconditions.checkNotNull;
  * on the same join key) is applied as one change at the time of its +U: the -U carries the old
  * row's time, and applying it alone would leave the key without a row until the +U's time. A -U
  * whose +U has not arrived when the watermark passes the -U's own time is applied alone. A change
- * that arrives when the watermark has already passed its time is applied at the next watermark
- * advance; such an insert or update is late and counted in {@link #NUM_LATE_BUILD_SIDE_RECORDS}
- * (a retraction is not: it carries the time of the row it retracts). A change without a time (the
- * key-only delete of an upsert source, say) is ordered after every change that arrived before it.
+ * that arrives when the watermark has already passed its time is applied at once (every pending
+ * change has a later time); such an insert or update is late and counted in {@link
+ * #NUM_LATE_BUILD_SIDE_RECORDS} (a retraction is not: it carries the time of the row it
+ * retracts). A change without a time (the key-only delete of an upsert source, say) is ordered
+ * after every change that arrived before it.
  *
  * <p><b>Watermarks.</b> The output watermark is the probe watermark, forwarded only in the join
  * phase. The build watermark drives the application of build changes and the flip and is never
@@ -595,13 +596,18 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
     }
 
     /**
-     * Adds a change to the pending changes of its time. A change whose time the build watermark
-     * has already passed is applied at the next watermark advance. Such an insert or update is
-     * counted as late; a retraction is not, because it carries the time of the row it retracts.
+     * Adds a change to the pending changes of its time, or applies it at once when the build
+     * watermark has already passed that time: every pending change has a later time, so the time
+     * order holds. Such an insert or update is counted as late; a retraction is not, because it
+     * carries the time of the row it retracts.
      */
     private void addPending(long time, RowData change) throws Exception {
-        if (time <= buildWatermark && RowDataUtil.isAccumulateMsg(change)) {
-            lateBuildRecords.inc();
+        if (time <= buildWatermark) {
+            if (RowDataUtil.isAccumulateMsg(change)) {
+                lateBuildRecords.inc();
+            }
+            apply(change);
+            return;
         }
         pendingChanges.setCurrentNamespace(time);
         pendingChanges.add(change);
@@ -653,18 +659,17 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
         @Override
         public void onEventTime(InternalTimer<Object, Long> timer) throws Exception {
             long time = timer.getNamespace();
-            // A held -U whose +U has not come by its own time is applied alone, after the changes
-            // of that time that arrived before it.
-            releaseHeldUpdateBefore(time);
             pendingChanges.setCurrentNamespace(time);
             Iterable<RowData> changes = pendingChanges.get();
-            if (changes == null) {
-                return;
+            if (changes != null) {
+                for (RowData change : changes) {
+                    apply(change);
+                }
+                pendingChanges.clear();
             }
-            for (RowData change : changes) {
-                apply(change);
-            }
-            pendingChanges.clear();
+            // A held -U whose +U has not come by its own time is applied alone, after the changes
+            // of that time, which arrived before it.
+            releaseHeldUpdateBefore(time);
         }
 
         @Override
