@@ -14,15 +14,37 @@
 
 package dev.lateralsnapshot;
 
+import dev.lateralsnapshot.planner.FlinkPlannerInternals;
 import dev.lateralsnapshot.planner.functions.LateralSnapshotOperatorTable;
+import dev.lateralsnapshot.planner.functions.SnapshotProcessTableFunction;
+import dev.lateralsnapshot.planner.functions.SnapshotTableFunction;
+import dev.lateralsnapshot.planner.module.LateralSnapshotModule;
 import dev.lateralsnapshot.planner.parse.LateralSnapshotParserFactory;
 import dev.lateralsnapshot.planner.plan.optimize.LateralSnapshotPrograms;
 
+import org.apache.flink.table.api.DataTypes;
+import org.apache.flink.table.api.Table;
 import org.apache.flink.table.api.TableConfig;
 import org.apache.flink.table.api.TableEnvironment;
+import org.apache.flink.table.delegation.PlannerFactory;
 import org.apache.flink.table.planner.calcite.CalciteConfig;
+import org.apache.flink.table.planner.calcite.FlinkContext;
 import org.apache.flink.table.planner.utils.JavaScalaConversionUtil;
 import org.apache.flink.table.planner.utils.TableConfigUtils;
+
+import javax.annotation.Nullable;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.apache.flink.table.api.Expressions.$;
+import static org.apache.flink.table.api.Expressions.descriptor;
+import static org.apache.flink.table.api.Expressions.lit;
+import static org.apache.flink.util.Preconditions.checkArgument;
+import static org.apache.flink.util.Preconditions.checkNotNull;
 
 /**
  * Entry point of the LATERAL SNAPSHOT join for Flink 2.3: {@link #install(TableEnvironment)}
@@ -40,19 +62,94 @@ import org.apache.flink.table.planner.utils.TableConfigUtils;
  * optimizer programs that extend Flink's. The planner reads that configuration for every statement,
  * so installing it once, at any time, is enough; settings changed later with {@code SET} still
  * apply. Queries without {@code SNAPSHOT} are planned exactly as before.
+ *
+ * <h2>Table API</h2>
+ *
+ * <p>In the Table API the build side is a table that is joined with {@code join} or {@code
+ * leftOuterJoin}; {@link #snapshot(Table)} builds it. The columns of the two sides must have
+ * different names:
+ *
+ * <pre>{@code
+ * Table orders = env.from("orders");
+ * Table rates = env.from("rates"); // r_currency, r_rate, update_time
+ * Table snapshot = LateralSnapshot.snapshot(rates)
+ *         .onTime("update_time")
+ *         .loadCompletedIdleTimeout(Duration.ofSeconds(10))
+ *         .toTable();
+ * Table inner = orders.join(snapshot, $("currency").isEqual($("r_currency")));
+ * Table left = orders.leftOuterJoin(snapshot, $("currency").isEqual($("r_currency")));
+ * }</pre>
+ *
+ * <p>Both plan to the same {@code LateralSnapshotJoin} as the SQL statement and give the same
+ * results. After {@link #install(TableEnvironment)} the same table can be built by name, with
+ * optional arguments named as in SQL:
+ *
+ * <pre>{@code
+ * Table snapshot = env.fromCall("SNAPSHOT",
+ *         rates.asArgument("input"),
+ *         descriptor("update_time").asArgument("on_time"),
+ *         lit(Duration.ofSeconds(10)).asArgument("load_completed_idle_timeout"));
+ * }</pre>
+ *
+ * <p>That table has one more column than {@code rates}: Flink adds {@code rowtime}, a copy of the
+ * {@code on_time} column, to the rows of every process table function called with {@code on_time}.
+ * A join without an equality predicate needs {@code orders.join(snapshot).where(predicate)}, as the
+ * Table API requires one for {@code join(table, predicate)}.
+ *
+ * <p>The form {@code orders.joinLateral(call("SNAPSHOT", rates.asArgument("input"), ...),
+ * predicate)} (and {@code leftOuterJoinLateral}) cannot work on Flink 2.3, for any function that
+ * takes a table: for {@code joinLateral}, Flink's planner translates the call's arguments with
+ * {@code ExpressionConverter}, which has no translation for a table argument and throws {@code
+ * UnsupportedOperationException: TableReferenceExpression:input}; {@code leftOuterJoinLateral}
+ * accepts no predicate but {@code TRUE} ({@code JoinOperationFactory}: "Predicate for lateral left
+ * outer join with table function can only be empty or literal true."). Both happen inside Flink,
+ * beyond the reach of a library. So where the Table API finds {@code SNAPSHOT} by name (after
+ * {@link #install(TableEnvironment)}), the call fails earlier, in {@code joinLateral} itself, with a
+ * {@code ValidationException} that shows the two forms above.
  */
 public final class LateralSnapshot {
 
     private LateralSnapshot() {}
 
-    /** Installs the LATERAL SNAPSHOT join in the environment; a second call changes nothing. */
+    /**
+     * Installs the LATERAL SNAPSHOT join in the environment, for SQL and for the Table API; a second
+     * call changes nothing.
+     *
+     * <p>Besides the planner configuration ({@link #install(TableConfig)}) it loads the module
+     * {@value LateralSnapshotModule#NAME}, through which the Table API finds {@code SNAPSHOT} by
+     * name in every catalog and database, unless the current catalog and database define their own
+     * function of that name.
+     */
     public static void install(TableEnvironment env) {
         install(env.getConfig());
+        FlinkContext context = FlinkPlannerInternals.flinkContext(env);
+        LateralSnapshotModule.load(
+                context.getModuleManager(),
+                context.getCatalogManager(),
+                context.getFunctionCatalog());
+    }
+
+    /**
+     * Installs the LATERAL SNAPSHOT join from a planner factory, for every environment that the
+     * factory creates a planner for: like {@link #install(TableEnvironment)}, with the parts of the
+     * environment the factory is given.
+     */
+    public static void install(PlannerFactory.Context context) {
+        install(context.getTableConfig());
+        LateralSnapshotModule.load(
+                context.getModuleManager(),
+                context.getCatalogManager(),
+                context.getFunctionCatalog());
     }
 
     /**
      * Installs the LATERAL SNAPSHOT join in the configuration of a planner, for example from a
      * planner factory before it creates the planner; a second call changes nothing.
+     *
+     * <p>This is all SQL and {@link #snapshot(Table)} need. The Table API's lookup of {@code
+     * SNAPSHOT} by name, as in {@code env.fromCall("SNAPSHOT", ...)}, also needs the module that
+     * {@link #install(TableEnvironment)} loads: Flink resolves function names through the
+     * environment's function catalog, which a configuration cannot reach.
      *
      * <p>Other settings of an installed {@link CalciteConfig} (operator tables, the SQL-to-rel
      * configuration) are kept; its parser configuration and optimizer programs are replaced.
@@ -80,5 +177,114 @@ public final class LateralSnapshot {
         return JavaScalaConversionUtil.toJava(config.getStreamProgram())
                 .map(LateralSnapshotPrograms::isLateralSnapshotProgram)
                 .orElse(false);
+    }
+
+    /**
+     * Starts the build side of a LATERAL SNAPSHOT join in the Table API: the table to join with
+     * {@code join} or {@code leftOuterJoin}, with the rows of {@code input}. See {@link Builder}
+     * for the arguments and the class comment for an example.
+     *
+     * <p>It needs the join installed in the environment of {@code input}, by {@link
+     * #install(TableEnvironment)} or in its configuration only; it does not look {@code SNAPSHOT}
+     * up by name.
+     *
+     * @param input the build side: any table, also an updating one, with or without primary key
+     */
+    public static Builder snapshot(Table input) {
+        return new Builder(checkNotNull(input, "The input table must not be null."));
+    }
+
+    /**
+     * The arguments of a {@code SNAPSHOT} call, as in SQL. {@link #onTime(String)} is required in
+     * streaming mode; in batch mode the join is a regular join and the other arguments are ignored.
+     */
+    public static final class Builder {
+
+        private final Table input;
+        private @Nullable String onTime;
+        private @Nullable Instant loadCompletedTime;
+        private @Nullable Duration loadCompletedIdleTimeout;
+        private @Nullable Duration stateTtl;
+
+        private Builder(Table input) {
+            this.input = input;
+        }
+
+        /**
+         * The rowtime attribute of the input that orders its changes ({@code on_time =>
+         * DESCRIPTOR(column)}); a TIMESTAMP or TIMESTAMP_LTZ column with a watermark.
+         */
+        public Builder onTime(String column) {
+            this.onTime = checkNotNull(column, "The on_time column must not be null.");
+            return this;
+        }
+
+        /**
+         * The load phase ends when the build watermark reaches this time ({@code
+         * load_completed_time}), milliseconds precise. Default: the wall-clock time when the query
+         * is compiled.
+         */
+        public Builder loadCompletedTime(Instant time) {
+            this.loadCompletedTime =
+                    checkNotNull(time, "The load completion time must not be null.")
+                            .truncatedTo(ChronoUnit.MILLIS);
+            return this;
+        }
+
+        /**
+         * The load phase also ends when the build watermark has not advanced for this long, in
+         * processing time ({@code load_completed_idle_timeout}). Default: none.
+         */
+        public Builder loadCompletedIdleTimeout(Duration timeout) {
+            this.loadCompletedIdleTimeout = checkNonNegative(timeout, "load completion timeout");
+            return this;
+        }
+
+        /**
+         * Build keys that no probe row has accessed for this long are evicted ({@code state_ttl}).
+         * Default: {@code table.exec.state.ttl}.
+         */
+        public Builder stateTtl(Duration ttl) {
+            this.stateTtl = checkNonNegative(ttl, "state TTL");
+            return this;
+        }
+
+        /** The table to join with, with the columns of the input. */
+        public Table toTable() {
+            List<Object> arguments = new ArrayList<>();
+            arguments.add(input.asArgument(SnapshotTableFunction.INPUT));
+            if (onTime != null) {
+                arguments.add(descriptor(onTime).asArgument(SnapshotTableFunction.ON_TIME));
+            }
+            if (loadCompletedTime != null) {
+                arguments.add(
+                        lit(loadCompletedTime, DataTypes.TIMESTAMP_LTZ(3).notNull())
+                                .asArgument(SnapshotTableFunction.LOAD_COMPLETED_TIME));
+            }
+            if (loadCompletedIdleTimeout != null) {
+                arguments.add(
+                        lit(loadCompletedIdleTimeout)
+                                .asArgument(SnapshotTableFunction.LOAD_COMPLETED_IDLE_TIMEOUT));
+            }
+            if (stateTtl != null) {
+                arguments.add(lit(stateTtl).asArgument(SnapshotTableFunction.STATE_TTL));
+            }
+            // The class, not the name: no lookup, so the configuration is all it needs.
+            Table snapshot =
+                    FlinkPlannerInternals.tableEnvironment(input)
+                            .fromCall(SnapshotProcessTableFunction.class, arguments.toArray());
+            if (onTime == null) {
+                return snapshot;
+            }
+            // The rowtime column Flink appends comes last, whatever its name.
+            List<String> columns = snapshot.getResolvedSchema().getColumnNames();
+            return snapshot.dropColumns($(columns.get(columns.size() - 1)));
+        }
+
+        private static Duration checkNonNegative(Duration duration, String what) {
+            checkNotNull(duration, "The %s must not be null.", what);
+            checkArgument(!duration.isNegative(), "The %s must not be negative.", what);
+            return duration;
+        }
     }
 }

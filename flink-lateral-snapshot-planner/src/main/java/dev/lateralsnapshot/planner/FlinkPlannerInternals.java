@@ -19,16 +19,23 @@ import dev.lateralsnapshot.planner.plan.nodes.physical.stream.StreamPhysicalLate
 
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.table.api.DataTypes;
+import org.apache.flink.table.api.Table;
+import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.TableException;
 import org.apache.flink.table.api.ValidationException;
+import org.apache.flink.table.api.internal.TableEnvironmentImpl;
+import org.apache.flink.table.api.internal.TableImpl;
 import org.apache.flink.table.catalog.ContextResolvedFunction;
 import org.apache.flink.table.catalog.DataTypeFactory;
 import org.apache.flink.table.functions.FunctionDefinition;
 import org.apache.flink.table.functions.FunctionIdentifier;
 import org.apache.flink.table.functions.FunctionKind;
+import org.apache.flink.table.operations.utils.OperationTreeBuilder;
+import org.apache.flink.table.planner.calcite.FlinkContext;
 import org.apache.flink.table.planner.calcite.FlinkTypeFactory;
 import org.apache.flink.table.planner.calcite.RelTimeIndicatorConverter;
 import org.apache.flink.table.planner.calcite.RexTableArgCall;
+import org.apache.flink.table.planner.delegation.PlannerBase;
 import org.apache.flink.table.planner.functions.bridging.BridgingSqlFunction;
 import org.apache.flink.table.planner.functions.sql.FlinkSqlOperatorTable;
 import org.apache.flink.table.planner.plan.nodes.FlinkConventions;
@@ -69,6 +76,7 @@ import org.apache.calcite.rex.RexInputRef;
 import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.rex.RexProgram;
 import org.apache.calcite.rex.RexShuttle;
+import org.apache.calcite.sql.SqlOperator;
 import org.apache.calcite.sql.fun.SqlStdOperatorTable;
 import org.apache.calcite.sql.type.SqlTypeName;
 import org.apache.calcite.tools.RuleSet;
@@ -79,6 +87,7 @@ import java.util.EnumSet;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.UnaryOperator;
 
 /**
@@ -105,6 +114,17 @@ import java.util.function.UnaryOperator;
  *       logical nodes, so the logical join converts itself.
  *   <li><b>Exec node context</b>: {@code ExecNodeContext#newContext} only accepts Flink's own exec
  *       nodes, so the context is created from its JSON form.
+ *   <li><b>Compiled plans</b>: {@code EXECUTE PLAN} can only load Flink's own exec nodes, so the
+ *       join refuses to be translated for {@code COMPILE PLAN}, which Flink signals with the {@code
+ *       isCompiled} flag of {@code FlinkPhysicalRel#translateToExecNode}.
+ *   <li><b>Table API</b>: the function catalog, catalog manager and module manager of an
+ *       environment come from its planner; the environment of a table from {@code TableImpl};
+ *       Flink's bridge of a function definition into SQL is a {@code BridgingSqlFunction}, and
+ *       Calcite's chain of operator tables hands each table the same overload list, so a later
+ *       table can remove a bridge; Flink appends the system arguments of {@code
+ *       SystemTypeInference} to every process table function call; and a call resolved for {@code
+ *       joinLateral} is recognized by {@code OperationTreeBuilder#joinLateral} on the stack, the
+ *       only sign of it a function gets.
  * </ul>
  *
  * <p>Each assumption has a guard test ({@code FlinkPlannerInternalsTest}) that fails with a clear
@@ -449,6 +469,7 @@ public final class FlinkPlannerInternals {
         // attributes it reads are materialized below the join, as for Flink's regular joins.
         ImmutableBitSet conditionFields = RelOptUtil.InputFinder.bits(join.getCondition());
         int probeFieldCount = join.getLeft().getRowType().getFieldCount();
+        int fieldCount = probeFieldCount + join.getRight().getRowType().getFieldCount();
         RelNode probe =
                 materializeProctime(
                         join.getLeft().accept(converter), conditionFields.get(0, probeFieldCount));
@@ -456,7 +477,7 @@ public final class FlinkPlannerInternals {
                 materializeProctime(
                         join.getRight().accept(converter),
                         conditionFields
-                                .get(probeFieldCount, conditionFields.length())
+                                .get(probeFieldCount, fieldCount)
                                 .shift(-probeFieldCount));
         List<RelDataTypeField> inputFields = new ArrayList<>(probe.getRowType().getFieldList());
         inputFields.addAll(build.getRowType().getFieldList());
@@ -556,5 +577,86 @@ public final class FlinkPlannerInternals {
      */
     public static ExecNodeContext newExecNodeContext() {
         return new ExecNodeContext(EXEC_NODE_TYPE);
+    }
+
+    // ---- compiled plans ----
+
+    static final String COMPILED_PLAN_MESSAGE =
+            "Compiled plans (COMPILE PLAN, TablePipeline#compilePlan, StatementSet#compilePlan) are"
+                    + " not supported for LATERAL SNAPSHOT joins on Flink 2.3: EXECUTE PLAN can only"
+                    + " load Flink's own exec nodes, so the plan could never run. Submit the"
+                    + " statement itself instead (for example INSERT INTO ... SELECT ... JOIN"
+                    + " LATERAL SNAPSHOT(...), or TablePipeline#execute()). Its state is kept in"
+                    + " checkpoints and savepoints like that of any other job: stop it with a"
+                    + " savepoint and submit the same statement with"
+                    + " 'execution.state-recovery.path' to resume.";
+
+    /**
+     * Fails when the join is translated for a compiled plan; {@code isCompiled} is the flag of
+     * {@code FlinkPhysicalRel#translateToExecNode(boolean)}, true only for {@code COMPILE PLAN}.
+     */
+    public static void checkNotCompiled(boolean isCompiled) {
+        if (isCompiled) {
+            throw new TableException(COMPILED_PLAN_MESSAGE);
+        }
+    }
+
+    // ---- Table API ----
+
+    /**
+     * The planner context of an environment, which holds its function catalog, catalog manager and
+     * module manager; the public API exposes none of them.
+     */
+    public static FlinkContext flinkContext(TableEnvironment env) {
+        if (!(env instanceof TableEnvironmentImpl)
+                || !(((TableEnvironmentImpl) env).getPlanner() instanceof PlannerBase)) {
+            throw new TableException(
+                    String.format(
+                            "LATERAL SNAPSHOT can only be installed in a table environment of"
+                                    + " Flink's own planner, but got %s.",
+                            env.getClass().getName()));
+        }
+        return ((PlannerBase) ((TableEnvironmentImpl) env).getPlanner()).getFlinkContext();
+    }
+
+    /** The environment a table belongs to; the public {@code Table} interface does not tell. */
+    public static TableEnvironment tableEnvironment(Table table) {
+        if (!(table instanceof TableImpl)) {
+            throw new TableException(
+                    String.format(
+                            "LATERAL SNAPSHOT needs a table of Flink's Table API, but got %s.",
+                            table.getClass().getName()));
+        }
+        return ((TableImpl) table).getTableEnvironment();
+    }
+
+    /** The function definition behind an operator Flink bridged from its function catalog. */
+    public static Optional<FunctionDefinition> bridgedFunction(SqlOperator operator) {
+        return operator instanceof BridgingSqlFunction
+                ? Optional.of(((BridgingSqlFunction) operator).getDefinition())
+                : Optional.empty();
+    }
+
+    /** The class and method through which every lateral join of the Table API resolves its call. */
+    static final String JOIN_LATERAL_CLASS = OperationTreeBuilder.class.getName();
+
+    static final String JOIN_LATERAL_METHOD = "joinLateral";
+
+    /**
+     * Whether the current thread is resolving the function call of {@code Table#joinLateral} or
+     * {@code Table#leftOuterJoinLateral}. The resolution gives the function no other sign of it,
+     * and Flink 2.3 cannot run {@code SNAPSHOT} there; this lets the function say so at once,
+     * with the form that works, instead of Flink's errors about table references and predicates.
+     * Only consulted while the function's type inference is requested.
+     */
+    public static boolean isResolvingJoinLateral() {
+        return StackWalker.getInstance()
+                .walk(
+                        frames ->
+                                frames.anyMatch(
+                                        frame ->
+                                                frame.getClassName().equals(JOIN_LATERAL_CLASS)
+                                                        && frame.getMethodName()
+                                                                .equals(JOIN_LATERAL_METHOD)));
     }
 }

@@ -14,18 +14,26 @@
 
 package dev.lateralsnapshot.planner;
 
+import dev.lateralsnapshot.planner.module.LateralSnapshotModule;
 import dev.lateralsnapshot.planner.plan.nodes.exec.stream.StreamExecLateralSnapshotJoin;
 
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.table.api.ExplainDetail;
+import org.apache.flink.table.api.Table;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.TableException;
 import org.apache.flink.table.api.config.OptimizerConfigOptions;
+import org.apache.flink.table.api.internal.TableEnvironmentImpl;
+import org.apache.flink.table.catalog.DataTypeFactory;
+import org.apache.flink.table.catalog.UnresolvedIdentifier;
+import org.apache.flink.table.functions.TableFunction;
+import org.apache.flink.table.planner.calcite.FlinkContext;
 import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeContext;
 import org.apache.flink.table.planner.plan.optimize.program.FlinkBatchProgram;
 import org.apache.flink.table.planner.plan.optimize.program.FlinkChainedProgram;
 import org.apache.flink.table.planner.plan.optimize.program.FlinkRuleSetProgram;
 import org.apache.flink.table.planner.plan.optimize.program.FlinkStreamProgram;
+import org.apache.flink.table.types.inference.TypeInference;
 
 import org.apache.calcite.tools.RuleSets;
 import org.junit.jupiter.api.BeforeEach;
@@ -35,11 +43,14 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 
 import static dev.lateralsnapshot.planner.SnapshotTestEnvironments.SECTION_1_QUERY;
 import static dev.lateralsnapshot.planner.SnapshotTestEnvironments.physicalPlan;
 import static dev.lateralsnapshot.planner.SnapshotTestEnvironments.planLines;
+import static org.apache.flink.table.api.Expressions.$;
+import static org.apache.flink.table.api.Expressions.call;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -199,5 +210,91 @@ class FlinkPlannerInternalsTest {
                         "translating the exec node with the context of"
                                 + " FlinkPlannerInternals.newExecNodeContext() failed")
                 .contains("\"type\" : \"LateralSnapshotJoin[");
+    }
+
+    @Test
+    void compilePlanTranslatesWithTheCompiledFlag() {
+        assertThatThrownBy(() -> env.compilePlanSql("INSERT INTO out_print " + SECTION_1_QUERY))
+                .as(
+                        "Flink no longer calls FlinkPhysicalRel#translateToExecNode(true) for"
+                                + " COMPILE PLAN, so FlinkPlannerInternals.checkNotCompiled lets an"
+                                + " unloadable compiled plan through")
+                .isInstanceOf(TableException.class)
+                .hasMessage(FlinkPlannerInternals.COMPILED_PLAN_MESSAGE);
+        assertThatCode(() -> env.explainSql(SECTION_1_QUERY, ExplainDetail.JSON_EXECUTION_PLAN))
+                .as("only COMPILE PLAN may set the flag")
+                .doesNotThrowAnyException();
+    }
+
+    @Test
+    void lateralJoinsResolveTheirCallInOperationTreeBuilder() {
+        Table orders = env.from("orders");
+        ResolutionProbe.resolvingJoinLateral.clear();
+
+        Table lateral = orders.joinLateral(call(ResolutionProbe.class, $("currency")));
+        orders.leftOuterJoinLateral(call(ResolutionProbe.class, $("currency")));
+
+        assertThat(ResolutionProbe.resolvingJoinLateral)
+                .as(
+                        "the Table API no longer resolves the call of joinLateral and"
+                                + " leftOuterJoinLateral inside %s#%s, so SNAPSHOT cannot point"
+                                + " those calls to the supported form",
+                        FlinkPlannerInternals.JOIN_LATERAL_CLASS,
+                        FlinkPlannerInternals.JOIN_LATERAL_METHOD)
+                .isNotEmpty()
+                .containsOnly(true);
+
+        ResolutionProbe.resolvingJoinLateral.clear();
+        lateral.explain();
+        assertThat(ResolutionProbe.resolvingJoinLateral)
+                .as("the planner asks for the type inference outside of joinLateral")
+                .isNotEmpty()
+                .containsOnly(false);
+    }
+
+    @Test
+    void sqlSeesOnlyTheSqlFunctionWhileTheModuleIsLoaded() {
+        assertThat(env.listModules()).contains(LateralSnapshotModule.NAME);
+        assertThat(
+                        env.sqlQuery(
+                                        "SELECT r.* FROM orders AS o JOIN LATERAL SNAPSHOT(input"
+                                                + " => TABLE rates, on_time =>"
+                                                + " DESCRIPTOR(update_time)) AS r"
+                                                + " ON o.currency = r.currency")
+                                .getResolvedSchema()
+                                .getColumnNames())
+                .as(
+                        "Calcite's chained operator tables no longer share one overload list, so"
+                                + " LateralSnapshotOperatorTable cannot remove the bridge of the"
+                                + " module's SNAPSHOT and SQL gets the process table function's"
+                                + " rows")
+                .containsExactly("currency", "rate", "update_time");
+    }
+
+    @Test
+    void tableApiPartsOfAnEnvironment() {
+        FlinkContext context = FlinkPlannerInternals.flinkContext(env);
+        assertThat(context.getCatalogManager())
+                .isSameAs(((TableEnvironmentImpl) env).getCatalogManager());
+        assertThat(context.getFunctionCatalog().lookupFunction(UnresolvedIdentifier.of("SNAPSHOT")))
+                .as("the module loaded by install must be in the planner's function catalog")
+                .isPresent();
+        assertThat(FlinkPlannerInternals.tableEnvironment(env.from("orders"))).isSameAs(env);
+    }
+
+    /** Records, per resolution, whether it happens for a lateral join. */
+    public static class ResolutionProbe extends TableFunction<String> {
+
+        static final List<Boolean> resolvingJoinLateral = new ArrayList<>();
+
+        public void eval(String text) {
+            collect(text);
+        }
+
+        @Override
+        public TypeInference getTypeInference(DataTypeFactory typeFactory) {
+            resolvingJoinLateral.add(FlinkPlannerInternals.isResolvingJoinLateral());
+            return super.getTypeInference(typeFactory);
+        }
     }
 }

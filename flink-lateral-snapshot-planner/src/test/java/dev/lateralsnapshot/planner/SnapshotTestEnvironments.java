@@ -19,6 +19,7 @@ import dev.lateralsnapshot.planner.plan.nodes.exec.stream.StreamExecLateralSnaps
 
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.ExplainDetail;
+import org.apache.flink.table.api.Table;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.internal.TableEnvironmentImpl;
 import org.apache.flink.table.operations.CollectModifyOperation;
@@ -124,7 +125,15 @@ public final class SnapshotTestEnvironments {
     /** The optimized physical plan of a query, without the abstract syntax tree. */
     public static String physicalPlan(
             TableEnvironment env, String query, ExplainDetail... details) {
-        String explained = env.explainSql(query, details);
+        return physicalPlan(env.explainSql(query, details));
+    }
+
+    /** The optimized physical plan of a Table API query, without the abstract syntax tree. */
+    public static String physicalPlan(Table table, ExplainDetail... details) {
+        return physicalPlan(table.explain(details));
+    }
+
+    private static String physicalPlan(String explained) {
         int start = explained.indexOf("== Optimized Physical Plan");
         int end = explained.indexOf("== Optimized Execution Plan");
         assertThat(start).as("physical plan section of%n%s", explained).isNotNegative();

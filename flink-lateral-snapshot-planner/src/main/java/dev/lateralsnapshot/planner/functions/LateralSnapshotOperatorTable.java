@@ -14,6 +14,8 @@
 
 package dev.lateralsnapshot.planner.functions;
 
+import dev.lateralsnapshot.planner.FlinkPlannerInternals;
+
 import org.apache.calcite.sql.SqlFunctionCategory;
 import org.apache.calcite.sql.SqlIdentifier;
 import org.apache.calcite.sql.SqlOperator;
@@ -29,6 +31,11 @@ import java.util.List;
  * The operator table that adds {@code SNAPSHOT} to Flink's. The name is matched ignoring case, as
  * Flink matches the names of its built-in functions, although identifiers are case-sensitive in
  * Flink SQL.
+ *
+ * <p>When the Table API's {@code SNAPSHOT} is registered ({@code LateralSnapshotModule}), Flink's
+ * catalog operator table, which comes first in the chain, offers it to SQL as well. This table
+ * removes that offer: SQL must keep {@link SnapshotTableFunction}, whose rows, arguments and
+ * messages are specified, and Calcite would otherwise pick the first of the two.
  */
 public final class LateralSnapshotOperatorTable implements SqlOperatorTable {
 
@@ -46,6 +53,12 @@ public final class LateralSnapshotOperatorTable implements SqlOperatorTable {
         if (syntax == SqlSyntax.FUNCTION
                 && opName.isSimple()
                 && opName.getSimple().equalsIgnoreCase(SnapshotTableFunction.NAME)) {
+            // Calcite's chain of operator tables hands every table the same list.
+            operatorList.removeIf(
+                    operator ->
+                            FlinkPlannerInternals.bridgedFunction(operator)
+                                    .filter(SnapshotProcessTableFunction::isSnapshotFunction)
+                                    .isPresent());
             operatorList.add(SnapshotTableFunction.INSTANCE);
         }
     }

@@ -37,6 +37,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.OptionalLong;
 
 import static dev.lateralsnapshot.planner.functions.SnapshotTableFunction.LOAD_COMPLETED_IDLE_TIMEOUT_POSITION;
@@ -89,10 +90,10 @@ public final class SnapshotArguments {
      * @param config the configuration that gives the defaults
      */
     public static SnapshotArguments fold(RexCall call, RelNode buildInput, ReadableConfig config) {
-        List<RexNode> operands = call.getOperands();
+        List<RexNode> operands = operandsInParameterOrder(call);
         RelOptCluster cluster = buildInput.getCluster();
         return new SnapshotArguments(
-                onTimeIndex(operands.get(ON_TIME_POSITION), buildInput),
+                onTimeColumn(call).map(column -> onTimeIndex(column, buildInput)).orElse(null),
                 foldConstant(cluster, operands, LOAD_COMPLETED_TIME_POSITION, false)
                         .orElseGet(System::currentTimeMillis),
                 foldConstant(cluster, operands, LOAD_COMPLETED_IDLE_TIMEOUT_POSITION, true)
@@ -104,13 +105,28 @@ public final class SnapshotArguments {
                                                 .toMillis()));
     }
 
-    @Nullable
-    private static Integer onTimeIndex(RexNode onTime, RelNode buildInput) {
+    /** The column named by the {@code on_time} argument of a {@code SNAPSHOT} call, if given. */
+    public static Optional<String> onTimeColumn(RexCall call) {
+        RexNode onTime = operandsInParameterOrder(call).get(ON_TIME_POSITION);
         if (onTime.getKind() != SqlKind.DESCRIPTOR) {
-            return null;
+            return Optional.empty();
         }
-        // The validator has checked that the descriptor names one existing column.
-        String column = RexLiteral.stringValue(((RexCall) onTime).getOperands().get(0));
+        // The validation of either form has checked that the descriptor names one column.
+        return Optional.of(RexLiteral.stringValue(((RexCall) onTime).getOperands().get(0)));
+    }
+
+    /**
+     * The operands of a {@code SNAPSHOT} call of SQL or of the Table API, in the order of {@link
+     * SnapshotTableFunction#PARAMETERS}.
+     */
+    private static List<RexNode> operandsInParameterOrder(RexCall call) {
+        return SnapshotTableFunction.isSnapshotCall(call)
+                ? call.getOperands()
+                : SnapshotProcessTableFunction.operandsInSqlOrder(call.getOperands());
+    }
+
+    private static int onTimeIndex(String column, RelNode buildInput) {
+        // The validator has checked that the column exists.
         RelDataTypeField field = buildInput.getRowType().getField(column, false, false);
         return Objects.requireNonNull(field, column).getIndex();
     }

@@ -16,6 +16,9 @@ package dev.lateralsnapshot.planner.functions;
 
 import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.planner.calcite.FlinkTypeFactory;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.LogicalTypeRoot;
+import org.apache.flink.table.types.logical.utils.LogicalTypeChecks;
 
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rel.type.RelDataTypeFactory;
@@ -231,6 +234,34 @@ public final class SnapshotTableFunction extends SqlFunction implements SqlTable
         return ((SqlIdentifier) columns.get(0)).getSimple();
     }
 
+    // ---- messages, shared with the Table API's SnapshotProcessTableFunction ----
+
+    static ValidationException unknownOnTimeColumn(String column, List<String> inputColumns) {
+        return new ValidationException(
+                String.format(
+                        "Argument '%s' of %s must reference a column of the input, but column '%s'"
+                                + " does not exist. Available columns: %s.",
+                        ON_TIME, NAME, column, String.join(", ", inputColumns)));
+    }
+
+    /** Rejects an {@code on_time} column that cannot hold the rowtime the operator orders by. */
+    static void checkOnTimeType(String column, LogicalType type) {
+        boolean timestamp =
+                type.is(LogicalTypeRoot.TIMESTAMP_WITHOUT_TIME_ZONE)
+                        || type.is(LogicalTypeRoot.TIMESTAMP_WITH_LOCAL_TIME_ZONE);
+        if (!timestamp || LogicalTypeChecks.getPrecision(type) > MAX_ON_TIME_PRECISION) {
+            throw new ValidationException(
+                    String.format(
+                            "Argument '%s' of %s must reference a TIMESTAMP or TIMESTAMP_LTZ column"
+                                    + " (up to precision %d), but column '%s' has type '%s'.",
+                            ON_TIME,
+                            NAME,
+                            MAX_ON_TIME_PRECISION,
+                            column,
+                            type.asSummaryString()));
+        }
+    }
+
     // ---- argument types ----
 
     /** Parameter names, optional parameters and the type checks of the arguments. */
@@ -285,32 +316,9 @@ public final class SnapshotTableFunction extends SqlFunction implements SqlTable
             SqlNameMatcher nameMatcher = binding.getValidator().getCatalogReader().nameMatcher();
             RelDataTypeField field = nameMatcher.field(inputType, column);
             if (field == null) {
-                throw new ValidationException(
-                        String.format(
-                                "Argument '%s' of %s must reference a column of the input, but"
-                                        + " column '%s' does not exist. Available columns: %s.",
-                                ON_TIME,
-                                NAME,
-                                column,
-                                String.join(", ", inputType.getFieldNames())));
+                throw unknownOnTimeColumn(column, inputType.getFieldNames());
             }
-            RelDataType type = field.getType();
-            SqlTypeName typeName = type.getSqlTypeName();
-            boolean timestamp =
-                    typeName == SqlTypeName.TIMESTAMP
-                            || typeName == SqlTypeName.TIMESTAMP_WITH_LOCAL_TIME_ZONE;
-            if (!timestamp || type.getPrecision() > MAX_ON_TIME_PRECISION) {
-                throw new ValidationException(
-                        String.format(
-                                "Argument '%s' of %s must reference a TIMESTAMP or TIMESTAMP_LTZ"
-                                        + " column (up to precision %d), but column '%s' has type"
-                                        + " '%s'.",
-                                ON_TIME,
-                                NAME,
-                                MAX_ON_TIME_PRECISION,
-                                field.getName(),
-                                describe(type)));
-            }
+            checkOnTimeType(field.getName(), FlinkTypeFactory.toLogicalType(field.getType()));
         }
 
         private static void checkType(

@@ -19,6 +19,7 @@ import dev.lateralsnapshot.planner.SnapshotTestEnvironments;
 
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.table.api.EnvironmentSettings;
+import org.apache.flink.table.api.Table;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
@@ -28,13 +29,19 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BiFunction;
 
+import static org.apache.flink.table.api.Expressions.$;
+import static org.apache.flink.table.api.Expressions.descriptor;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -42,7 +49,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * the build input brings the final build watermark, which flips the join and applies every build
  * change, so each probe row meets the final build side and the result is deterministic. This proves
  * the exec node wires the operator up (key selectors, types, condition, on_time column); the
- * operator's timing is tested in the runtime module.
+ * operator's timing is tested in the runtime module. The Table API forms must give the rows of the
+ * SQL statement.
  */
 class LateralSnapshotJoinMiniClusterTest {
 
@@ -68,6 +76,12 @@ class LateralSnapshotJoinMiniClusterTest {
                             null,
                             "\"C\",\"rate\":3.0,\"update_time\":\"2026-02-01 10:00:00\"",
                             "c"));
+
+    /** The result of the LEFT JOIN of section 8 of the release-testing plan, in its order. */
+    private static final String[] BATCH_LEFT_JOIN_ROWS = {
+        "+I[1, A, 1.0]", "+I[1, A, 1.5]", "+I[2, B, 2.0]", "+I[3, C, null]", "+I[4, A, 1.0]",
+        "+I[4, A, 1.5]"
+    };
 
     @TempDir Path directory;
 
@@ -95,6 +109,10 @@ class LateralSnapshotJoinMiniClusterTest {
                             + build.toUri()
                             + "', 'format' = 'debezium-json')");
         }
+        // The Table API needs column names that differ from those of orders.
+        env.executeSql(
+                "CREATE VIEW rates_r AS"
+                        + " SELECT currency AS r_currency, rate AS r_rate, update_time FROM rates");
         env.executeSql(
                 "CREATE TABLE orders (order_id BIGINT, currency STRING) WITH ("
                         + "'connector' = 'filesystem', 'path' = '"
@@ -165,30 +183,110 @@ class LateralSnapshotJoinMiniClusterTest {
 
     @Test
     void batchModeIsARegularJoin() throws Exception {
-        Path orders = Files.createDirectories(directory.resolve("orders_b"));
-        Path rates = Files.createDirectories(directory.resolve("rates_b"));
-        Files.write(orders.resolve("o.csv"), List.of("1,A", "2,B", "3,C", "4,A"));
-        Files.write(rates.resolve("r.csv"), List.of("A,1.0", "B,2.0", "A,1.5"));
-        env = SnapshotTestEnvironments.batch(orders, rates);
-        env.getConfig().set("parallelism.default", "2");
+        useBatchEnvironment();
         assertThat(
                         rows(
                                 "SELECT o.order_id, o.currency, r.rate FROM orders_b AS o LEFT JOIN"
                                     + " LATERAL SNAPSHOT(input => TABLE rates_b, state_ttl =>"
                                     + " INTERVAL '1' HOUR) AS r ON o.currency = r.currency ORDER BY"
                                     + " o.order_id, r.rate"))
-                .containsExactly(
-                        "+I[1, A, 1.0]",
-                        "+I[1, A, 1.5]",
-                        "+I[2, B, 2.0]",
-                        "+I[3, C, null]",
-                        "+I[4, A, 1.0]",
-                        "+I[4, A, 1.5]");
+                .containsExactly(BATCH_LEFT_JOIN_ROWS);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"JOIN", "LEFT JOIN"})
+    void tableApiGivesTheResultsOfSql(String join) throws Exception {
+        Table orders = env.from("orders");
+        Table rates = env.from("rates_r");
+        BiFunction<Table, Table, Table> joinWith =
+                (probe, snapshot) ->
+                        (join.equals("JOIN")
+                                        ? probe.join(snapshot, $("currency").isEqual($("r_currency")))
+                                        : probe.leftOuterJoin(
+                                                snapshot, $("currency").isEqual($("r_currency"))))
+                                .select($("order_id"), $("currency"), $("r_rate"));
+
+        List<String> sql =
+                rows(
+                        "SELECT o.order_id, o.currency, r.r_rate FROM orders AS o "
+                                + join
+                                + " LATERAL SNAPSHOT(input => TABLE rates_r,"
+                                + " on_time => DESCRIPTOR(update_time)) AS r"
+                                + " ON o.currency = r.r_currency");
+        List<String> byName =
+                rows(
+                        joinWith.apply(
+                                orders,
+                                env.fromCall(
+                                        "SNAPSHOT",
+                                        rates.asArgument("input"),
+                                        descriptor("update_time").asArgument("on_time"))));
+        List<String> built =
+                rows(
+                        joinWith.apply(
+                                orders,
+                                LateralSnapshot.snapshot(rates).onTime("update_time").toTable()));
+
+        assertThat(sql)
+                .containsExactlyInAnyOrder(
+                        join.equals("JOIN")
+                                ? new String[] {"+I[1, A, 1.5]", "+I[3, C, 3.0]", "+I[4, A, 1.5]"}
+                                : new String[] {
+                                    "+I[1, A, 1.5]",
+                                    "+I[2, B, null]",
+                                    "+I[3, C, 3.0]",
+                                    "+I[4, A, 1.5]",
+                                    "+I[5, null, null]",
+                                    "+I[6, D, null]"
+                                });
+        assertThat(byName).containsExactlyInAnyOrderElementsOf(sql);
+        assertThat(built).containsExactlyInAnyOrderElementsOf(sql);
+    }
+
+    @Test
+    void tableApiInBatchModeGivesTheResultsOfSql() throws Exception {
+        useBatchEnvironment();
+        env.executeSql(
+                "CREATE VIEW rates_rb AS SELECT currency AS r_currency, rate AS r_rate"
+                        + " FROM rates_b");
+
+        List<String> sql =
+                rows(
+                        "SELECT o.order_id, o.currency, r.r_rate FROM orders_b AS o LEFT JOIN"
+                                + " LATERAL SNAPSHOT(input => TABLE rates_rb,"
+                                + " state_ttl => INTERVAL '1' HOUR) AS r"
+                                + " ON o.currency = r.r_currency");
+        List<String> built =
+                rows(
+                        env.from("orders_b")
+                                .leftOuterJoin(
+                                        LateralSnapshot.snapshot(env.from("rates_rb"))
+                                                .stateTtl(Duration.ofHours(1))
+                                                .toTable(),
+                                        $("currency").isEqual($("r_currency")))
+                                .select($("order_id"), $("currency"), $("r_rate")));
+
+        assertThat(sql).containsExactlyInAnyOrder(BATCH_LEFT_JOIN_ROWS);
+        assertThat(built).containsExactlyInAnyOrderElementsOf(sql);
+    }
+
+    /** A batch environment with the tables and rows of section 8 of the release-testing plan. */
+    private void useBatchEnvironment() throws IOException {
+        Path orders = Files.createDirectories(directory.resolve("orders_b"));
+        Path rates = Files.createDirectories(directory.resolve("rates_b"));
+        Files.write(orders.resolve("o.csv"), List.of("1,A", "2,B", "3,C", "4,A"));
+        Files.write(rates.resolve("r.csv"), List.of("A,1.0", "B,2.0", "A,1.5"));
+        env = SnapshotTestEnvironments.batch(orders, rates);
+        env.getConfig().set("parallelism.default", "2");
     }
 
     private List<String> rows(String query) throws Exception {
+        return rows(env.sqlQuery(query));
+    }
+
+    private static List<String> rows(Table table) throws Exception {
         List<String> rows = new ArrayList<>();
-        try (CloseableIterator<Row> result = env.executeSql(query).collect()) {
+        try (CloseableIterator<Row> result = table.execute().collect()) {
             result.forEachRemaining(row -> rows.add(row.toString()));
         }
         return rows;

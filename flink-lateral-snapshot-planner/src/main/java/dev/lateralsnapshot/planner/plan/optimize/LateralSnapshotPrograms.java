@@ -83,10 +83,11 @@ public final class LateralSnapshotPrograms {
         return FlinkPlannerInternals.streamProgram(
                 config,
                 capture(
-                        // The filter variant first, so that the WHERE clause of a cross join
+                        // The filter variants first, so that the WHERE clause of a cross join
                         // becomes the join condition.
                         RuleSets.ofList(
                                 LateralSnapshotJoinCaptureRule.FILTER_JOIN,
+                                LateralSnapshotJoinCaptureRule.FILTER_JOIN_PROJECT,
                                 LateralSnapshotJoinCaptureRule.JOIN,
                                 LateralSnapshotJoinCaptureRule.JOIN_PROJECT)),
                 RuleSets.ofList(LateralSnapshotJoinProjectTransposeRule.INSTANCE),

@@ -14,6 +14,9 @@
 
 package dev.lateralsnapshot.planner.plan.utils;
 
+import dev.lateralsnapshot.planner.FlinkPlannerInternals;
+import dev.lateralsnapshot.planner.functions.SnapshotArguments;
+import dev.lateralsnapshot.planner.functions.SnapshotProcessTableFunction;
 import dev.lateralsnapshot.planner.functions.SnapshotTableFunction;
 
 import org.apache.flink.table.api.ValidationException;
@@ -23,16 +26,41 @@ import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.RelVisitor;
 import org.apache.calcite.rel.core.JoinRelType;
 import org.apache.calcite.rel.core.TableFunctionScan;
+import org.apache.calcite.rex.RexCall;
+
+import java.util.ArrayList;
+import java.util.List;
 
 /** Checks and helpers shared by the streaming and the batch rules for {@code SNAPSHOT}. */
 public final class LateralSnapshotUtil {
 
+    /** Examples for the error about a misplaced {@code SNAPSHOT}, in the form the user wrote. */
+    private static final String SQL_EXAMPLE =
+            "SELECT * FROM orders AS o JOIN LATERAL SNAPSHOT(input => TABLE rates, on_time =>"
+                    + " DESCRIPTOR(update_time)) AS r ON o.currency = r.currency.";
+
+    private static final String TABLE_API_EXAMPLE =
+            "orders.join(LateralSnapshot.snapshot(rates).onTime(\"update_time\").toTable(),"
+                    + " $(\"currency\").isEqual($(\"r_currency\"))), or leftOuterJoin(...).";
+
     private LateralSnapshotUtil() {}
 
-    /** Whether the node is a scan of the {@code SNAPSHOT} table function. */
+    /** Whether the node is a scan of {@code SNAPSHOT}, from SQL or from the Table API. */
     public static boolean isSnapshotScan(RelNode node) {
         return node instanceof TableFunctionScan
-                && SnapshotTableFunction.isSnapshotCall(((TableFunctionScan) node).getCall());
+                && (isSqlSnapshotScan((TableFunctionScan) node)
+                        || isTableApiSnapshotScan((TableFunctionScan) node));
+    }
+
+    private static boolean isSqlSnapshotScan(TableFunctionScan scan) {
+        return SnapshotTableFunction.isSnapshotCall(scan.getCall());
+    }
+
+    private static boolean isTableApiSnapshotScan(TableFunctionScan scan) {
+        return scan.getCall() instanceof RexCall
+                && FlinkPlannerInternals.bridgedFunction(((RexCall) scan.getCall()).getOperator())
+                        .filter(SnapshotProcessTableFunction::isSnapshotFunction)
+                        .isPresent();
     }
 
     /** Rejects the join types the join cannot run: it never emits unmatched build rows. */
@@ -49,10 +77,24 @@ public final class LateralSnapshotUtil {
     /**
      * The build input of a {@code SNAPSHOT} scan, typed like the scan. The function returns the
      * rows of its input unchanged, so a cast is only needed where the validator derived a type that
-     * differs in nullability or field names.
+     * differs in nullability or field names. In the Table API, Flink appends a {@code rowtime}
+     * column to the rows of a process table function with {@code on_time}; it is a copy of the
+     * {@code on_time} column, which Flink declares NOT NULL.
      */
     public static RelNode buildInput(TableFunctionScan snapshotScan) {
         RelNode input = snapshotScan.getInputs().get(0);
+        int inputFieldCount = input.getRowType().getFieldCount();
+        if (snapshotScan.getRowType().getFieldCount() > inputFieldCount) {
+            // Only a call with on_time has the extra column; the validation checked the column.
+            String onTime =
+                    SnapshotArguments.onTimeColumn((RexCall) snapshotScan.getCall()).orElseThrow();
+            List<Integer> columns = new ArrayList<>();
+            for (int i = 0; i < inputFieldCount; i++) {
+                columns.add(i);
+            }
+            columns.add(input.getRowType().getField(onTime, false, false).getIndex());
+            input = RelOptUtil.createProject(input, columns);
+        }
         if (RelOptUtil.areRowTypesEqual(input.getRowType(), snapshotScan.getRowType(), true)) {
             return input;
         }
@@ -70,10 +112,10 @@ public final class LateralSnapshotUtil {
                 if (isSnapshotScan(node)) {
                     throw new ValidationException(
                             "The SNAPSHOT function can only be used as the build side (right-hand"
-                                    + " side) of a LATERAL join. For example: SELECT * FROM orders"
-                                    + " AS o JOIN LATERAL SNAPSHOT(input => TABLE rates, on_time"
-                                    + " => DESCRIPTOR(update_time)) AS r ON o.currency ="
-                                    + " r.currency.");
+                                    + " side) of a LATERAL join. For example: "
+                                    + (isSqlSnapshotScan((TableFunctionScan) node)
+                                            ? SQL_EXAMPLE
+                                            : TABLE_API_EXAMPLE));
                 }
                 super.visit(node, ordinal, parent);
             }

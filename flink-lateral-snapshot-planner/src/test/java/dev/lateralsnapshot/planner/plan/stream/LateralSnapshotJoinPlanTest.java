@@ -20,7 +20,9 @@ import dev.lateralsnapshot.runtime.operators.join.snapshot.BuildSideLayout;
 
 import org.apache.flink.table.api.ExplainDetail;
 import org.apache.flink.table.api.TableEnvironment;
+import org.apache.flink.table.api.TableException;
 
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -37,6 +39,7 @@ import static dev.lateralsnapshot.planner.SnapshotTestEnvironments.execNodes;
 import static dev.lateralsnapshot.planner.SnapshotTestEnvironments.physicalPlan;
 import static dev.lateralsnapshot.planner.SnapshotTestEnvironments.planLines;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** Streaming plans of LATERAL SNAPSHOT joins: syntax, exchanges, changelog modes, arguments. */
 class LateralSnapshotJoinPlanTest {
@@ -195,6 +198,28 @@ class LateralSnapshotJoinPlanTest {
         assertThat(planLines(plan, "Exchange("))
                 .containsExactly(
                         ":- Exchange(distribution=[single])", "+- Exchange(distribution=[single])");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"JOIN", "LEFT JOIN"})
+    void conditionWithoutBuildColumns(String join) {
+        // A LEFT join keeps a probe-only condition in the join; TRUE references no column at all.
+        for (String condition : List.of("TRUE", "o.order_id > 5")) {
+            String plan =
+                    physicalPlan(
+                            env,
+                            "SELECT o.order_id, r.rate FROM orders AS o "
+                                    + join
+                                    + " LATERAL SNAPSHOT("
+                                    + ARGUMENTS
+                                    + ") AS r ON "
+                                    + condition);
+            assertThat(planLines(plan, "Exchange("))
+                    .as("plan of ON %s%n%s", condition, plan)
+                    .containsExactly(
+                            ":- Exchange(distribution=[single])",
+                            "+- Exchange(distribution=[single])");
+        }
     }
 
     @ParameterizedTest
@@ -389,5 +414,49 @@ class LateralSnapshotJoinPlanTest {
                 .singleElement()
                 .extracting(StreamExecLateralSnapshotJoin::getBuildSideLayout)
                 .isEqualTo(BuildSideLayout.MULTISET);
+    }
+
+    // ---- compiled plans ----
+
+    @ParameterizedTest
+    @ValueSource(
+            strings = {"COMPILE PLAN", "compilePlanSql", "TablePipeline", "StatementSet"})
+    void compiledPlansAreRejected(String api) {
+        String insert = "INSERT INTO out_print " + SnapshotTestEnvironments.SECTION_1_QUERY;
+        Path planFile = buildDirectory.resolve("plan.json");
+        ThrowingCallable compile;
+        switch (api) {
+            case "COMPILE PLAN":
+                compile =
+                        () -> env.executeSql("COMPILE PLAN '" + planFile + "' FOR " + insert);
+                break;
+            case "compilePlanSql":
+                compile = () -> env.compilePlanSql(insert);
+                break;
+            case "TablePipeline":
+                compile =
+                        () ->
+                                env.sqlQuery(SnapshotTestEnvironments.SECTION_1_QUERY)
+                                        .insertInto("out_print")
+                                        .compilePlan();
+                break;
+            default:
+                compile = () -> env.createStatementSet().addInsertSql(insert).compilePlan();
+        }
+
+        assertThatThrownBy(compile)
+                .isInstanceOf(TableException.class)
+                .hasMessage(
+                        "Compiled plans (COMPILE PLAN, TablePipeline#compilePlan,"
+                                + " StatementSet#compilePlan) are not supported for LATERAL"
+                                + " SNAPSHOT joins on Flink 2.3: EXECUTE PLAN can only load"
+                                + " Flink's own exec nodes, so the plan could never run. Submit"
+                                + " the statement itself instead (for example INSERT INTO ..."
+                                + " SELECT ... JOIN LATERAL SNAPSHOT(...), or"
+                                + " TablePipeline#execute()). Its state is kept in checkpoints"
+                                + " and savepoints like that of any other job: stop it with a"
+                                + " savepoint and submit the same statement with"
+                                + " 'execution.state-recovery.path' to resume.");
+        assertThat(planFile).doesNotExist();
     }
 }

@@ -57,9 +57,10 @@ import static org.apache.flink.table.planner.utils.ShortcutUtils.unwrapTableConf
 
 /**
  * Captures a LATERAL SNAPSHOT join in streaming mode: {@code Join(probe,
- * TableFunctionScan[SNAPSHOT]( build))} becomes a {@link LogicalLateralSnapshotJoin}. The {@link
- * #FILTER_JOIN} variant also takes the WHERE clause of {@code CROSS JOIN LATERAL SNAPSHOT(...)
- * WHERE ...} and of the comma form as the join condition.
+ * TableFunctionScan[SNAPSHOT]( build))} becomes a {@link LogicalLateralSnapshotJoin}, for the
+ * {@code SNAPSHOT} of SQL and of the Table API alike. The {@link #FILTER_JOIN} variants also take
+ * the WHERE clause of {@code CROSS JOIN LATERAL SNAPSHOT(...) WHERE ...}, of the comma form and of
+ * the Table API's {@code join(snapshot).where(...)} as the join condition.
  *
  * <p>It runs before Flink's default rewrite, predicate push-down and projection push-down: those
  * would otherwise push projections between the join and the scan (pruning the {@code on_time}
@@ -83,6 +84,10 @@ public class LateralSnapshotJoinCaptureRule extends RelRule<LateralSnapshotJoinC
 
     /** {@code Filter(Join[true](probe, SNAPSHOT(build)))}: the filter is the join condition. */
     public static final LateralSnapshotJoinCaptureRule FILTER_JOIN = Config.FILTER_JOIN.toRule();
+
+    /** {@code Filter(Join[true](probe, Project(SNAPSHOT(build))))}, the same with a projection. */
+    public static final LateralSnapshotJoinCaptureRule FILTER_JOIN_PROJECT =
+            Config.FILTER_JOIN_PROJECT.toRule();
 
     private LateralSnapshotJoinCaptureRule(Config config) {
         super(config);
@@ -287,21 +292,14 @@ public class LateralSnapshotJoinCaptureRule extends RelRule<LateralSnapshotJoinC
                         .description("LateralSnapshotJoinCaptureRule(Join, Project)")
                         .build();
 
-        Config FILTER_JOIN =
-                ImmutableLateralSnapshotJoinCaptureRule.Config.builder()
-                        .matchesFilter(true)
-                        .matchesBuildProject(false)
-                        .operandSupplier(
-                                b ->
-                                        b.operand(LogicalFilter.class)
-                                                .oneInput(
-                                                        join ->
-                                                                joinOverSnapshot(
-                                                                        join,
-                                                                        Config::isCrossJoin,
-                                                                        false)))
-                        .description("LateralSnapshotJoinCaptureRule(Filter, Join)")
-                        .build();
+        Config FILTER_JOIN = filterJoin(false);
+
+        /**
+         * {@code Filter(Join[true](probe, Project(SNAPSHOT(build))))}: the Table API's {@code
+         * orders.join(snapshot).where(...)}, where the snapshot table of {@code
+         * LateralSnapshot.snapshot(...)} projects away the {@code rowtime} column Flink appends.
+         */
+        Config FILTER_JOIN_PROJECT = filterJoin(true);
 
         /** Whether the rule matches a filter over a join without condition. */
         boolean matchesFilter();
@@ -312,6 +310,26 @@ public class LateralSnapshotJoinCaptureRule extends RelRule<LateralSnapshotJoinC
         @Override
         default LateralSnapshotJoinCaptureRule toRule() {
             return new LateralSnapshotJoinCaptureRule(this);
+        }
+
+        private static Config filterJoin(boolean buildProject) {
+            return ImmutableLateralSnapshotJoinCaptureRule.Config.builder()
+                    .matchesFilter(true)
+                    .matchesBuildProject(buildProject)
+                    .operandSupplier(
+                            b ->
+                                    b.operand(LogicalFilter.class)
+                                            .oneInput(
+                                                    join ->
+                                                            joinOverSnapshot(
+                                                                    join,
+                                                                    Config::isCrossJoin,
+                                                                    buildProject)))
+                    .description(
+                            buildProject
+                                    ? "LateralSnapshotJoinCaptureRule(Filter, Join, Project)"
+                                    : "LateralSnapshotJoinCaptureRule(Filter, Join)")
+                    .build();
         }
 
         private static RelRule.Done joinOverSnapshot(

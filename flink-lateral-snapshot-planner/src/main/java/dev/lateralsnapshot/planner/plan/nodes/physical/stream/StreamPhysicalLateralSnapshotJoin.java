@@ -105,6 +105,12 @@ public class StreamPhysicalLateralSnapshotJoin extends StreamPhysicalTemporalJoi
     }
 
     @Override
+    public ExecNode<?> translateToExecNode(boolean isCompiled) {
+        FlinkPlannerInternals.checkNotCompiled(isCompiled);
+        return super.translateToExecNode(isCompiled);
+    }
+
+    @Override
     public ExecNode<?> translateToExecNode() {
         JoinSpec spec = joinSpec();
         return new StreamExecLateralSnapshotJoin(
