@@ -1,0 +1,99 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package dev.lateralsnapshot.tests.connectors;
+
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ConfigOptions;
+import org.apache.flink.table.connector.ChangelogMode;
+import org.apache.flink.table.connector.source.DynamicTableSource;
+import org.apache.flink.table.connector.source.ScanTableSource;
+import org.apache.flink.table.connector.source.SourceProvider;
+import org.apache.flink.table.factories.DynamicTableSourceFactory;
+import org.apache.flink.table.factories.FactoryUtil;
+import org.apache.flink.table.types.DataType;
+
+import java.util.Set;
+
+/**
+ * The {@code 'test-probe'} connector: an append-only, unbounded table whose rows a test emits
+ * through a {@link ProbeChannel} ({@code 'channel' = '<id>'}). The source runs with the channel's
+ * parallelism. Declare the rowtime and watermark in the DDL as usual.
+ */
+public final class ProbeTableFactory implements DynamicTableSourceFactory {
+
+    public static final String IDENTIFIER = "test-probe";
+
+    static final ConfigOption<String> CHANNEL =
+            ConfigOptions.key("channel")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription("Id of the ProbeChannel that feeds the table.");
+
+    @Override
+    public String factoryIdentifier() {
+        return IDENTIFIER;
+    }
+
+    @Override
+    public Set<ConfigOption<?>> requiredOptions() {
+        return Set.of(CHANNEL);
+    }
+
+    @Override
+    public Set<ConfigOption<?>> optionalOptions() {
+        return Set.of();
+    }
+
+    @Override
+    public DynamicTableSource createDynamicTableSource(Context context) {
+        FactoryUtil.TableFactoryHelper helper = FactoryUtil.createTableFactoryHelper(this, context);
+        helper.validate();
+        return new ProbeTableSource(
+                helper.getOptions().get(CHANNEL), context.getPhysicalRowDataType());
+    }
+
+    private static final class ProbeTableSource implements ScanTableSource {
+        private final String channelId;
+        private final DataType physicalType;
+
+        ProbeTableSource(String channelId, DataType physicalType) {
+            this.channelId = channelId;
+            this.physicalType = physicalType;
+        }
+
+        @Override
+        public ChangelogMode getChangelogMode() {
+            return ChangelogMode.insertOnly();
+        }
+
+        @Override
+        public ScanRuntimeProvider getScanRuntimeProvider(ScanContext context) {
+            return SourceProvider.of(
+                    new ControlledProbeSource(
+                            channelId, context.createDataStructureConverter(physicalType)),
+                    ProbeChannel.get(channelId).parallelism());
+        }
+
+        @Override
+        public DynamicTableSource copy() {
+            return new ProbeTableSource(channelId, physicalType);
+        }
+
+        @Override
+        public String asSummaryString() {
+            return "ProbeTableSource";
+        }
+    }
+}

@@ -1,0 +1,322 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package dev.lateralsnapshot.tests.plan;
+
+import dev.lateralsnapshot.LateralSnapshot;
+import dev.lateralsnapshot.tests.SeedTables;
+
+import org.apache.flink.table.api.EnvironmentSettings;
+import org.apache.flink.table.api.ExplainDetail;
+import org.apache.flink.table.api.TableEnvironment;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.stream.Collectors;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The plans of LATERAL SNAPSHOT joins, compared with golden files (see {@link GoldenFiles}, which
+ * also says how to regenerate them): every syntax variant, INNER and LEFT, equality, mixed and
+ * non-equality predicates, composite keys, a view and a CTE as the build input, the changelog modes
+ * with and without a primary key on the build side, and batch mode. Each file holds the statement
+ * and Flink's complete EXPLAIN output for it.
+ *
+ * <p>The tables are those of the release-testing plan (seed 004). Plans do not depend on the clock:
+ * every streaming query fixes {@code load_completed_time}, whose default is the time of
+ * compilation. Batch plans do not depend on file sizes: the sources report no statistics.
+ */
+class LateralSnapshotPlanTest {
+
+    private static final String SNAPSHOT_ARGUMENTS =
+            "input => TABLE rates, on_time => DESCRIPTOR(update_time), load_completed_time =>"
+                    + " CAST(TIMESTAMP '2026-01-02 00:00:00' AS TIMESTAMP_LTZ(3))";
+
+    private static final String ORDERS = "SELECT o.order_id, o.currency, r.rate FROM orders AS o";
+
+    private static final String ON_CURRENCY = " ON o.currency = r.currency";
+
+    @TempDir static Path directory;
+
+    /** One statement to explain: its name is the name of its golden file. */
+    static final class PlanCase {
+        final String name;
+        final boolean batch;
+        final String statement;
+        final ExplainDetail[] details;
+
+        PlanCase(String name, boolean batch, String statement, ExplainDetail... details) {
+            this.name = name;
+            this.batch = batch;
+            this.statement = statement;
+            this.details = details;
+        }
+
+        @Override
+        public String toString() {
+            return name;
+        }
+    }
+
+    static List<PlanCase> cases() {
+        return List.of(
+                stream(
+                        "inner_join_lateral_snapshot",
+                        ORDERS
+                                + " JOIN LATERAL SNAPSHOT("
+                                + SNAPSHOT_ARGUMENTS
+                                + ") AS r"
+                                + ON_CURRENCY),
+                stream(
+                        "inner_join_lateral_table_snapshot",
+                        ORDERS
+                                + " JOIN LATERAL TABLE(SNAPSHOT("
+                                + SNAPSHOT_ARGUMENTS
+                                + ")) AS r"
+                                + ON_CURRENCY),
+                stream(
+                        "cross_join_lateral_snapshot_where",
+                        ORDERS
+                                + " CROSS JOIN LATERAL SNAPSHOT("
+                                + SNAPSHOT_ARGUMENTS
+                                + ") AS r WHERE o.currency = r.currency"),
+                stream(
+                        "comma_lateral_snapshot_where",
+                        ORDERS
+                                + ", LATERAL SNAPSHOT("
+                                + SNAPSHOT_ARGUMENTS
+                                + ") AS r WHERE o.currency = r.currency"),
+                stream(
+                        "left_join_lateral_snapshot",
+                        ORDERS
+                                + " LEFT JOIN LATERAL SNAPSHOT("
+                                + SNAPSHOT_ARGUMENTS
+                                + ") AS r"
+                                + ON_CURRENCY),
+                stream(
+                        "left_join_lateral_table_snapshot",
+                        ORDERS
+                                + " LEFT JOIN LATERAL TABLE(SNAPSHOT("
+                                + SNAPSHOT_ARGUMENTS
+                                + ")) AS r"
+                                + ON_CURRENCY),
+                stream(
+                        "inner_mixed_predicate",
+                        ORDERS
+                                + " JOIN LATERAL SNAPSHOT("
+                                + SNAPSHOT_ARGUMENTS
+                                + ") AS r"
+                                + ON_CURRENCY
+                                + " AND r.rate * 10 < o.order_id"),
+                stream(
+                        "left_mixed_predicate",
+                        ORDERS
+                                + " LEFT JOIN LATERAL SNAPSHOT("
+                                + SNAPSHOT_ARGUMENTS
+                                + ") AS r"
+                                + ON_CURRENCY
+                                + " AND r.rate * 10 < o.order_id"),
+                stream(
+                        "inner_no_equi_predicate",
+                        ORDERS
+                                + " JOIN LATERAL SNAPSHOT("
+                                + SNAPSHOT_ARGUMENTS
+                                + ") AS r ON o.currency <> r.currency"),
+                stream(
+                        "left_no_equi_predicate",
+                        ORDERS
+                                + " LEFT JOIN LATERAL SNAPSHOT("
+                                + SNAPSHOT_ARGUMENTS
+                                + ") AS r ON o.currency <> r.currency"),
+                stream(
+                        "inner_composite_key",
+                        "SELECT t.trade_id, q.price FROM trades AS t JOIN LATERAL SNAPSHOT("
+                                + "input => TABLE quotes, on_time => DESCRIPTOR(update_time),"
+                                + " load_completed_time =>"
+                                + " CAST(TIMESTAMP '2026-01-02 00:00:00' AS TIMESTAMP_LTZ(3))) AS q"
+                                + " ON t.currency = q.currency AND t.venue = q.venue"),
+                stream(
+                        "view_as_input",
+                        ORDERS
+                                + " JOIN LATERAL SNAPSHOT("
+                                + SNAPSHOT_ARGUMENTS.replace("TABLE rates", "TABLE positive_rates")
+                                + ") AS r"
+                                + ON_CURRENCY),
+                stream(
+                        "cte_as_input",
+                        "WITH doubled_rates AS ("
+                                + "SELECT currency, rate * 2 AS rate, update_time FROM rates) "
+                                + ORDERS
+                                + " JOIN LATERAL SNAPSHOT("
+                                + SNAPSHOT_ARGUMENTS.replace("TABLE rates", "TABLE doubled_rates")
+                                + ") AS r"
+                                + ON_CURRENCY),
+                stream(
+                        "all_arguments",
+                        ORDERS
+                                + " LEFT JOIN LATERAL SNAPSHOT("
+                                + SNAPSHOT_ARGUMENTS
+                                + ", load_completed_idle_timeout => INTERVAL '10' SECOND,"
+                                + " state_ttl => INTERVAL '1' HOUR) AS r"
+                                + ON_CURRENCY),
+                stream(
+                        "build_without_primary_key_changelog_mode",
+                        ORDERS
+                                + " JOIN LATERAL SNAPSHOT("
+                                + SNAPSHOT_ARGUMENTS
+                                + ") AS r"
+                                + ON_CURRENCY,
+                        ExplainDetail.CHANGELOG_MODE),
+                stream(
+                        "build_with_primary_key_changelog_mode",
+                        ORDERS
+                                + " JOIN LATERAL SNAPSHOT("
+                                + SNAPSHOT_ARGUMENTS.replace("TABLE rates", "TABLE rates_pk")
+                                + ") AS r"
+                                + ON_CURRENCY,
+                        ExplainDetail.CHANGELOG_MODE),
+                batch(
+                        "batch_inner_join",
+                        "SELECT o.order_id, o.currency, r.rate FROM orders_b AS o"
+                                + " JOIN LATERAL SNAPSHOT(input => TABLE rates_b) AS r"
+                                + ON_CURRENCY),
+                batch(
+                        "batch_left_join",
+                        "SELECT o.order_id, o.currency, r.rate FROM orders_b AS o"
+                                + " LEFT JOIN LATERAL SNAPSHOT(input => TABLE rates_b,"
+                                + " state_ttl => INTERVAL '1' HOUR) AS r"
+                                + ON_CURRENCY
+                                + " ORDER BY o.order_id, r.rate"));
+    }
+
+    private static PlanCase stream(String name, String statement, ExplainDetail... details) {
+        return new PlanCase(name, false, statement, details);
+    }
+
+    private static PlanCase batch(String name, String statement) {
+        return new PlanCase(name, true, statement);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("cases")
+    void planMatchesGoldenFile(PlanCase planCase) throws Exception {
+        TableEnvironment env = planCase.batch ? batchEnvironment() : streamingEnvironment();
+        String explained = env.explainSql(planCase.statement, planCase.details);
+        String details =
+                Arrays.stream(planCase.details)
+                        .map(detail -> " " + detail.name())
+                        .collect(Collectors.joining());
+        GoldenFiles.assertMatches(
+                getClass(),
+                planCase.name,
+                "EXPLAIN" + details + " " + planCase.statement + "\n\n" + explained);
+    }
+
+    /** SPEC section 1: the syntax variants of a join plan identically. */
+    @Test
+    void syntaxVariantsPlanIdentically() {
+        TableEnvironment env = streamingEnvironment();
+        String inner = optimizedPlans(env, "inner_join_lateral_snapshot");
+        for (String variant :
+                List.of(
+                        "inner_join_lateral_table_snapshot",
+                        "cross_join_lateral_snapshot_where",
+                        "comma_lateral_snapshot_where")) {
+            assertThat(optimizedPlans(env, variant)).as(variant).isEqualTo(inner);
+        }
+        assertThat(optimizedPlans(env, "left_join_lateral_table_snapshot"))
+                .isEqualTo(optimizedPlans(env, "left_join_lateral_snapshot"));
+    }
+
+    /** The optimized physical and execution plans of a case, without its syntax tree. */
+    private static String optimizedPlans(TableEnvironment env, String caseName) {
+        PlanCase planCase =
+                cases().stream()
+                        .filter(candidate -> candidate.name.equals(caseName))
+                        .findFirst()
+                        .orElseThrow();
+        String explained = env.explainSql(planCase.statement);
+        return explained.substring(explained.indexOf("== Optimized Physical Plan =="));
+    }
+
+    private static TableEnvironment streamingEnvironment() {
+        TableEnvironment env = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
+        env.getConfig().set("table.local-time-zone", "UTC");
+        LateralSnapshot.install(env);
+        env.executeSql(
+                "CREATE TABLE rates ("
+                        + SeedTables.RATES_COLUMNS
+                        + ") WITH ("
+                        + filesystem("debezium-json")
+                        + ")");
+        env.executeSql(
+                "CREATE TABLE rates_pk ("
+                        + SeedTables.RATES_COLUMNS
+                        + ", PRIMARY KEY (currency) NOT ENFORCED) WITH ("
+                        + filesystem("debezium-json")
+                        + ")");
+        env.executeSql(
+                "CREATE TABLE orders ("
+                        + SeedTables.ORDERS_COLUMNS
+                        + ") WITH ('connector' = 'datagen', 'rows-per-second' = '1',"
+                        + " 'fields.order_id.kind' = 'sequence', 'fields.order_id.start' = '1',"
+                        + " 'fields.order_id.end' = '100000')");
+        env.executeSql(
+                "CREATE VIEW positive_rates AS"
+                        + " SELECT currency, rate, update_time FROM rates WHERE rate > 0");
+        // Two join keys: a currency is quoted on several venues.
+        env.executeSql(
+                "CREATE TABLE quotes (currency STRING, venue STRING, price DOUBLE,"
+                        + " update_time TIMESTAMP(3), WATERMARK FOR update_time AS update_time"
+                        + ") WITH ("
+                        + filesystem("debezium-json")
+                        + ")");
+        env.executeSql(
+                "CREATE TABLE trades (trade_id BIGINT, currency STRING, venue STRING,"
+                        + " ts AS LOCALTIMESTAMP, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND"
+                        + ") WITH ('connector' = 'datagen')");
+        return env;
+    }
+
+    private static TableEnvironment batchEnvironment() {
+        TableEnvironment env = TableEnvironment.create(EnvironmentSettings.inBatchMode());
+        env.getConfig().set("table.optimizer.source.report-statistics-enabled", "false");
+        LateralSnapshot.install(env);
+        env.executeSql(
+                "CREATE TABLE orders_b (order_id BIGINT, currency STRING) WITH ("
+                        + filesystem("csv")
+                        + ")");
+        env.executeSql(
+                "CREATE TABLE rates_b (currency STRING, rate DOUBLE) WITH ("
+                        + filesystem("csv")
+                        + ")");
+        return env;
+    }
+
+    /** A filesystem table; planning never reads it, and its path is not in the plan. */
+    private static String filesystem(String format) {
+        return "'connector' = 'filesystem', 'path' = '"
+                + directory.toUri()
+                + "', 'format' = '"
+                + format
+                + "'";
+    }
+}

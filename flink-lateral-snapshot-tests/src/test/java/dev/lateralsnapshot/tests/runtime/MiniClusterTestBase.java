@@ -1,0 +1,72 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package dev.lateralsnapshot.tests.runtime;
+
+import dev.lateralsnapshot.tests.metrics.JoinMetricsReporter;
+
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.MemorySize;
+import org.apache.flink.configuration.TaskManagerOptions;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.test.junit5.InjectMiniCluster;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Path;
+
+/**
+ * The MiniCluster of a test class, which the extension starts before the class and stops after it:
+ * two slots for parallelism 2, little memory, and the reporter that keeps the join's metrics.
+ */
+abstract class MiniClusterTestBase {
+
+    @RegisterExtension
+    static final MiniClusterExtension MINI_CLUSTER =
+            new MiniClusterExtension(
+                    () ->
+                            new MiniClusterResourceConfiguration.Builder()
+                                    .setConfiguration(clusterConfiguration())
+                                    .setNumberTaskManagers(1)
+                                    .setNumberSlotsPerTaskManager(StreamingScenario.PARALLELISM)
+                                    .build());
+
+    @TempDir Path directory;
+
+    private MiniCluster cluster;
+
+    @BeforeEach
+    void injectCluster(@InjectMiniCluster MiniCluster cluster) {
+        this.cluster = cluster;
+    }
+
+    /** A streaming scenario on this class's cluster; close it to stop its job. */
+    StreamingScenario scenario(StateBackendKind backend) throws IOException {
+        return StreamingScenario.create(cluster, backend, directory);
+    }
+
+    private static Configuration clusterConfiguration() {
+        Configuration configuration = new Configuration();
+        configuration.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.ofMebiBytes(128));
+        configuration.set(TaskManagerOptions.NETWORK_MEMORY_MIN, MemorySize.ofMebiBytes(32));
+        configuration.set(TaskManagerOptions.NETWORK_MEMORY_MAX, MemorySize.ofMebiBytes(32));
+        JoinMetricsReporter.configure(configuration);
+        return configuration;
+    }
+}

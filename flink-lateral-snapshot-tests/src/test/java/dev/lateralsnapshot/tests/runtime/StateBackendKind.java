@@ -1,0 +1,32 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package dev.lateralsnapshot.tests.runtime;
+
+/** The keyed state backends every MiniCluster test runs on. */
+enum StateBackendKind {
+    HEAP("hashmap", "HashMapStateBackend"),
+    ROCKSDB("rocksdb", "EmbeddedRocksDBStateBackend");
+
+    /** The value of {@code state.backend.type}. */
+    final String type;
+
+    /** The name the job's execution graph reports for it. */
+    final String backendName;
+
+    StateBackendKind(String type, String backendName) {
+        this.type = type;
+        this.backendName = backendName;
+    }
+}

@@ -1,0 +1,257 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package dev.lateralsnapshot.tests.runtime;
+
+import dev.lateralsnapshot.LateralSnapshot;
+import dev.lateralsnapshot.tests.SeedTables;
+import dev.lateralsnapshot.tests.connectors.CollectedRows;
+import dev.lateralsnapshot.tests.connectors.ProbeChannel;
+import dev.lateralsnapshot.tests.metrics.JoinMetrics;
+import dev.lateralsnapshot.tests.metrics.JoinMetricsReporter;
+
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.execution.ExecutionState;
+import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
+import org.apache.flink.runtime.executiongraph.AccessExecutionJobVertex;
+import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.table.api.EnvironmentSettings;
+import org.apache.flink.table.api.TableEnvironment;
+import org.apache.flink.types.Row;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Predicate;
+import java.util.stream.LongStream;
+
+/**
+ * One streaming LATERAL SNAPSHOT job of the release-testing plan (seed 004, section 0) on a
+ * MiniCluster, at parallelism 2.
+ *
+ * <ul>
+ *   <li>{@code rates}, the build side, is a directory of debezium-json files that the filesystem
+ *       source monitors, as in the plan; {@link #writeBuildFile} drops the plan's files into it.
+ *   <li>{@code orders}, the probe side, has the plan's schema (the currency cycles B, C, A with the
+ *       order id, {@code ts AS LOCALTIMESTAMP}, watermark {@code ts - 1 s}), but instead of a
+ *       datagen emitting one order per second it emits exactly the orders {@link #emitOrders} asks
+ *       for, so that the test knows which orders exist before and after a build change.
+ *   <li>{@code enriched}, the sink, collects every output row with its change kind.
+ * </ul>
+ */
+final class StreamingScenario implements AutoCloseable {
+
+    static final int PARALLELISM = 2;
+
+    /** Section 1's initial build state: A and B, and a dummy Z row that pushes the watermark. */
+    static final List<String> FILE_001 =
+            List.of(
+                    "{\"before\":null,\"after\":{\"currency\":\"A\",\"rate\":1.0,"
+                            + "\"update_time\":\"2026-01-01 10:00:00\"},\"op\":\"c\"}",
+                    "{\"before\":null,\"after\":{\"currency\":\"B\",\"rate\":2.0,"
+                            + "\"update_time\":\"2026-01-01 10:00:00\"},\"op\":\"c\"}",
+                    "{\"before\":null,\"after\":{\"currency\":\"Z\",\"rate\":0.0,"
+                            + "\"update_time\":\"2026-01-01 11:00:00\"},\"op\":\"c\"}");
+
+    /** 2026-01-01 11:00:00 UTC: the build watermark once 001.json is read (its Z row). */
+    static final long WATERMARK_OF_001 = 1767265200000L;
+
+    /** Section 2's file that moves the build watermark to the load completion time. */
+    static final List<String> FILE_002 =
+            List.of(
+                    "{\"before\":null,\"after\":{\"currency\":\"Z\",\"rate\":0.0,"
+                            + "\"update_time\":\"2026-01-02 00:00:00\"},\"op\":\"c\"}");
+
+    /** 2026-01-02 00:00:00 UTC: the build watermark once 002.json is read. */
+    static final long WATERMARK_OF_002 = 1767312000000L;
+
+    /** Section 3's changes: A updated to 1.5, B deleted, C inserted, and the dummy Z row. */
+    static final List<String> FILE_003 =
+            List.of(
+                    "{\"before\":{\"currency\":\"A\",\"rate\":1.0,"
+                            + "\"update_time\":\"2026-01-01 10:00:00\"},"
+                            + "\"after\":{\"currency\":\"A\",\"rate\":1.5,"
+                            + "\"update_time\":\"2026-02-01 10:00:00\"},\"op\":\"u\"}",
+                    "{\"before\":{\"currency\":\"B\",\"rate\":2.0,\"update_time\":\"2026-01-01"
+                            + " 10:00:00\"},\"after\":null,\"op\":\"d\"}",
+                    "{\"before\":null,\"after\":{\"currency\":\"C\",\"rate\":3.0,"
+                            + "\"update_time\":\"2026-02-01 10:00:00\"},\"op\":\"c\"}",
+                    "{\"before\":null,\"after\":{\"currency\":\"Z\",\"rate\":0.0,"
+                            + "\"update_time\":\"2026-02-02 10:00:00\"},\"op\":\"c\"}");
+
+    /** 2026-02-02 10:00:00 UTC: the build watermark once 003.json is read. */
+    static final long WATERMARK_OF_003 = 1770026400000L;
+
+    /** A metric value expected on each of the join's subtasks. */
+    static Map<Integer, Long> onEverySubtask(long value) {
+        Map<Integer, Long> values = new LinkedHashMap<>();
+        for (int subtask = 0; subtask < PARALLELISM; subtask++) {
+            values.put(subtask, value);
+        }
+        return values;
+    }
+
+    private final MiniCluster cluster;
+    private final Path buildDirectory;
+    private final ProbeChannel orders;
+    private final CollectedRows output;
+    private final TableEnvironment env;
+    private JobClient job;
+
+    private StreamingScenario(
+            MiniCluster cluster,
+            Path buildDirectory,
+            ProbeChannel orders,
+            CollectedRows output,
+            TableEnvironment env) {
+        this.cluster = cluster;
+        this.buildDirectory = buildDirectory;
+        this.orders = orders;
+        this.output = output;
+        this.env = env;
+    }
+
+    /** Creates the tables in a fresh environment with an empty build directory under a parent. */
+    static StreamingScenario create(MiniCluster cluster, StateBackendKind backend, Path parent)
+            throws IOException {
+        Path buildDirectory = Files.createTempDirectory(parent, "build");
+        ProbeChannel orders = ProbeChannel.open(PARALLELISM);
+        CollectedRows output = CollectedRows.open();
+        TableEnvironment env = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
+        env.getConfig().set("table.local-time-zone", "UTC");
+        env.getConfig().set("parallelism.default", String.valueOf(PARALLELISM));
+        env.getConfig().set("state.backend.type", backend.type);
+        // The filesystem source reads every file in one subtask; the other one never sees a row,
+        // so it sends no watermark and would hold the build watermark back for good. Flink 2.3
+        // marks such a subtask idle only with this option, which the plan's exploratory section
+        // names too.
+        env.getConfig().set("table.exec.source.idle-timeout", "500 ms");
+        LateralSnapshot.install(env);
+        env.executeSql(
+                "CREATE TABLE rates ("
+                        + SeedTables.RATES_COLUMNS
+                        + ") WITH ('connector' = 'filesystem', 'path' = '"
+                        + buildDirectory.toUri()
+                        // The plan's 2 s, shortened: how soon a dropped file is read.
+                        + "', 'format' = 'debezium-json', 'source.monitor-interval' = '100ms')");
+        env.executeSql(
+                "CREATE TABLE orders ("
+                        + SeedTables.ORDERS_COLUMNS
+                        + ") WITH ('connector' = 'test-probe', 'channel' = '"
+                        + orders.id()
+                        + "')");
+        env.executeSql(
+                "CREATE TABLE enriched (order_id BIGINT, currency STRING, rate DOUBLE) WITH ("
+                        + "'connector' = 'test-collect', 'sink' = '"
+                        + output.id()
+                        + "')");
+        return new StreamingScenario(cluster, buildDirectory, orders, output, env);
+    }
+
+    /** Runs {@code INSERT INTO enriched <query>} and waits until all its tasks run. */
+    void submit(String query) throws Exception {
+        job = env.executeSql("INSERT INTO enriched " + query).getJobClient().orElseThrow();
+        Await.until(
+                "all tasks of job " + job.getJobID() + " run",
+                () -> allTasksRunning(graph()),
+                () -> job.getJobStatus().join());
+    }
+
+    /** Emits the orders with the given ids, in order, spread over the probe source's subtasks. */
+    void emitOrders(long firstId, long lastId) {
+        orders.emit(LongStream.rangeClosed(firstId, lastId).mapToObj(Row::of).toArray(Row[]::new));
+    }
+
+    /** Drops a build file, atomically: the source skips files whose name starts with a dot. */
+    void writeBuildFile(String name, List<String> lines) throws IOException {
+        Path hidden = buildDirectory.resolve("." + name);
+        Files.write(hidden, lines, StandardCharsets.UTF_8);
+        Files.move(hidden, buildDirectory.resolve(name), StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    /** The rows the sink received so far, in arrival order. */
+    List<String> output() {
+        return output.rows();
+    }
+
+    /** Waits until the sink has received at least this many rows, and returns them. */
+    List<String> awaitOutput(int rows) throws Exception {
+        Await.until(rows + " output rows", () -> output.size() >= rows, output::rows);
+        return output.rows();
+    }
+
+    JoinMetrics metrics() {
+        return JoinMetricsReporter.of(job.getJobID());
+    }
+
+    /** Waits until the join's metrics satisfy a condition, and returns them. */
+    JoinMetrics awaitMetrics(String awaited, Predicate<JoinMetrics> condition) throws Exception {
+        Await.until(awaited, () -> condition.test(metrics()), this::metrics);
+        return metrics();
+    }
+
+    /** The state backend the running job really uses. */
+    String stateBackendName() throws Exception {
+        return graph().getStateBackendName().orElse("none");
+    }
+
+    /** The parallelism of every job vertex, by vertex name. */
+    Map<String, Integer> vertexParallelism() throws Exception {
+        Map<String, Integer> parallelism = new LinkedHashMap<>();
+        for (AccessExecutionJobVertex vertex : graph().getVerticesTopologically()) {
+            parallelism.put(vertex.getName(), vertex.getParallelism());
+        }
+        return parallelism;
+    }
+
+    private AccessExecutionGraph graph() throws Exception {
+        return cluster.getExecutionGraph(job.getJobID()).get();
+    }
+
+    private static boolean allTasksRunning(AccessExecutionGraph graph) {
+        // While the job initializes, its graph is a placeholder without vertices.
+        if (graph.getAllVertices().isEmpty()) {
+            return false;
+        }
+        for (AccessExecutionVertex vertex : graph.getAllExecutionVertices()) {
+            if (vertex.getExecutionState() != ExecutionState.RUNNING) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Cancels the job and waits until it is gone, then releases the probe channel and sink. */
+    @Override
+    public void close() throws Exception {
+        try {
+            if (job != null) {
+                job.cancel().get();
+                Await.until(
+                        "job " + job.getJobID() + " is cancelled",
+                        () -> job.getJobStatus().get().isGloballyTerminalState(),
+                        () -> job.getJobStatus().join());
+            }
+        } finally {
+            orders.close();
+            output.close();
+        }
+    }
+}
