@@ -18,6 +18,8 @@ import org.apache.flink.api.common.functions.DefaultOpenContext;
 import org.apache.flink.api.common.state.KeyedStateStore;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -157,6 +159,7 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
     static final String PROBE_BUFFER_STATE = "probe-buffer";
     static final String PENDING_BUILD_CHANGES_STATE = "pending-build-changes";
     static final String HELD_UPDATE_BEFORE_STATE = "held-update-before";
+    static final String HELD_UPDATE_BEFORE_TIMES_STATE = "held-update-before-times";
     static final String LAST_PROBE_ACCESS_STATE = "last-probe-access";
     static final String BUILD_CHANGE_TIMERS = "build-change-timers";
     static final String STATE_TTL_TIMERS = "state-ttl-timers";
@@ -188,7 +191,8 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
     private transient boolean restoredProbeRowsToDrain;
     private transient ListState<RowData> probeBuffer;
     private transient InternalListState<Object, Long, RowData> pendingChanges;
-    private transient ListState<RowData> heldUpdateBefore;
+    private transient InternalListState<Object, Long, RowData> heldUpdateBefore;
+    private transient MapState<Long, Boolean> heldUpdateBeforeTimes;
     private transient long heldUpdateBeforeCount;
     @Nullable private transient ValueState<Long> lastProbeAccess;
     private transient BuildSideState buildSide;
@@ -334,8 +338,19 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
                                         LongSerializer.INSTANCE,
                                         new ListStateDescriptor<>(
                                                 PENDING_BUILD_CHANGES_STATE, buildType));
+        // Held -U rows are namespaced by their own time, like the pending changes, so that the
+        // timer of one time touches only the rows of that time.
         heldUpdateBefore =
-                store.getListState(new ListStateDescriptor<>(HELD_UPDATE_BEFORE_STATE, buildType));
+                (InternalListState<Object, Long, RowData>)
+                        getKeyedStateBackend()
+                                .getOrCreateKeyedState(
+                                        LongSerializer.INSTANCE,
+                                        new ListStateDescriptor<>(
+                                                HELD_UPDATE_BEFORE_STATE, buildType));
+        heldUpdateBeforeTimes =
+                store.getMapState(
+                        new MapStateDescriptor<>(
+                                HELD_UPDATE_BEFORE_TIMES_STATE, Types.LONG, Types.BOOLEAN));
         buildSide = BuildSideState.create(buildSideLayout, store, buildType);
         buildChangeTimers =
                 getInternalTimerService(
@@ -542,9 +557,7 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
         }
         RowKind kind = change.getRowKind();
         if (kind == RowKind.UPDATE_BEFORE && timed) {
-            heldUpdateBefore.add(change);
-            heldUpdateBeforeCount++;
-            buildChangeTimers.registerEventTimeTimer(time, time);
+            holdUpdateBefore(time, change);
         } else if (kind == RowKind.UPDATE_AFTER) {
             List<RowData> held = takeHeldUpdateBefore();
             long pairTime = time;
@@ -556,7 +569,10 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
             }
             addPending(pairTime, change);
         } else {
-            releaseHeldUpdateBefore(Long.MAX_VALUE);
+            // The held -U rows did not get their +U next: they are applied alone, at their times.
+            for (RowData updateBefore : takeHeldUpdateBefore()) {
+                addPending(timeOf(updateBefore), updateBefore);
+            }
             addPending(time, change);
         }
     }
@@ -614,43 +630,56 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
         buildChangeTimers.registerEventTimeTimer(time, time);
     }
 
-    /** Removes and returns the held -U rows of the current key. */
+    /**
+     * Holds a -U until the next change of its key: its +U, which it is applied with, or anything
+     * else, which lets it go alone. The timer at its own time lets it go alone should nothing come
+     * by then.
+     */
+    private void holdUpdateBefore(long time, RowData updateBefore) throws Exception {
+        heldUpdateBefore.setCurrentNamespace(time);
+        heldUpdateBefore.add(updateBefore);
+        heldUpdateBeforeTimes.put(time, Boolean.TRUE);
+        heldUpdateBeforeCount++;
+        buildChangeTimers.registerEventTimeTimer(time, time);
+    }
+
+    /** Removes and returns the held -U rows of the current key, in arrival order per time. */
     private List<RowData> takeHeldUpdateBefore() throws Exception {
         if (heldUpdateBeforeCount == 0) {
             return Collections.emptyList();
         }
-        Iterable<RowData> held = heldUpdateBefore.get();
-        if (held == null) {
-            return Collections.emptyList();
-        }
         List<RowData> rows = new ArrayList<>();
-        held.forEach(rows::add);
-        heldUpdateBefore.clear();
+        for (Long time : heldUpdateBeforeTimes.keys()) {
+            heldUpdateBefore.setCurrentNamespace(time);
+            Iterable<RowData> held = heldUpdateBefore.get();
+            if (held != null) {
+                held.forEach(rows::add);
+            }
+            heldUpdateBefore.clear();
+        }
+        heldUpdateBeforeTimes.clear();
         heldUpdateBeforeCount -= rows.size();
         // The timers at the rows' own times stay: other changes of those times may need them.
         return rows;
     }
 
-    /** Moves the held -U rows of the current key up to the given time to their own times. */
-    private void releaseHeldUpdateBefore(long upToTime) throws Exception {
-        if (heldUpdateBeforeCount == 0) {
+    /** Applies the held -U rows of the current key and the given time alone. */
+    private void releaseHeldUpdateBefore(long time) throws Exception {
+        if (heldUpdateBeforeCount == 0 || !heldUpdateBeforeTimes.contains(time)) {
             return;
         }
+        heldUpdateBefore.setCurrentNamespace(time);
         Iterable<RowData> held = heldUpdateBefore.get();
-        if (held == null) {
-            return;
+        List<RowData> rows = new ArrayList<>();
+        if (held != null) {
+            held.forEach(rows::add);
         }
-        List<RowData> keep = new ArrayList<>();
-        for (RowData updateBefore : held) {
-            long ownTime = timeOf(updateBefore);
-            if (ownTime <= upToTime) {
-                addPending(ownTime, updateBefore);
-                heldUpdateBeforeCount--;
-            } else {
-                keep.add(updateBefore);
-            }
+        heldUpdateBefore.clear();
+        heldUpdateBeforeTimes.remove(time);
+        heldUpdateBeforeCount -= rows.size();
+        for (RowData updateBefore : rows) {
+            addPending(time, updateBefore);
         }
-        heldUpdateBefore.update(keep);
     }
 
     /** Applies the build changes of the current key that a watermark released at a time. */
@@ -843,12 +872,15 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
 
     private long countRestoredHeldUpdateBefore() throws Exception {
         long count = 0;
-        for (Object key : keysOf(HELD_UPDATE_BEFORE_STATE)) {
+        for (Object key : keysOf(HELD_UPDATE_BEFORE_TIMES_STATE)) {
             setCurrentKey(key);
-            Iterable<RowData> held = heldUpdateBefore.get();
-            if (held != null) {
-                for (RowData ignored : held) {
-                    count++;
+            for (Long time : heldUpdateBeforeTimes.keys()) {
+                heldUpdateBefore.setCurrentNamespace(time);
+                Iterable<RowData> held = heldUpdateBefore.get();
+                if (held != null) {
+                    for (RowData ignored : held) {
+                        count++;
+                    }
                 }
             }
         }

@@ -175,6 +175,37 @@ class LateralSnapshotJoinBuildSideTest extends LateralSnapshotJoinTestBase {
     }
 
     @TestTemplate
+    void updatesMovingRowsOffAKeyRetractEachRowOnce() throws Exception {
+        // Each update changes the join key: its -U waits on the old key for a +U that goes to
+        // another key. Every held -U must be applied exactly once, at its own time.
+        try (JoinHarness harness = harness(join().leftOuterJoin())) {
+            harness.open();
+            for (int i = 0; i < 50; i++) {
+                harness.processElement2(insert("A", i, 10 + i));
+            }
+            harness.processWatermark2(watermark(LOAD_COMPLETED_TIME));
+            for (int i = 0; i < 50; i++) {
+                harness.processElement2(updateBefore("A", i, 10 + i));
+                harness.processElement2(updateAfter("B" + i, i, LOAD_COMPLETED_TIME + 1 + i));
+            }
+            harness.processElement1(probe("o1", "A"));
+            harness.processWatermark2(watermark(LOAD_COMPLETED_TIME + 100));
+            harness.processElement1(probe("o2", "A"));
+            harness.processElement1(probe("o3", "B7"));
+
+            List<String> output = harness.takeOutput();
+            // The -U rows wait for a +U on A until the next watermark advance, then go alone.
+            assertThat(output).filteredOn(row -> row.startsWith("+I(o1,")).hasSize(50);
+            assertThat(output)
+                    .containsOnlyOnce(
+                            padded("o2", "A"), joined("o3", "B7", 7, LOAD_COMPLETED_TIME + 8));
+            assertThat(output).hasSize(52);
+            assertThat(harness.counter("numUnmatchedBuildRetractions")).isZero();
+            assertThat(harness.counter("numBuildSideChangesApplied")).isEqualTo(150L);
+        }
+    }
+
+    @TestTemplate
     void deleteRemovesRow() throws Exception {
         try (JoinHarness harness = harness(join().leftOuterJoin())) {
             harness.open();

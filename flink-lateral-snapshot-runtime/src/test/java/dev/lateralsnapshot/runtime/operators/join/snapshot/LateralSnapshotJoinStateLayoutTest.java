@@ -15,6 +15,7 @@
 package dev.lateralsnapshot.runtime.operators.join.snapshot;
 
 import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.api.common.typeutils.base.BooleanSerializer;
 import org.apache.flink.api.common.typeutils.base.IntSerializer;
 import org.apache.flink.api.common.typeutils.base.ListSerializer;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
@@ -85,6 +86,7 @@ class LateralSnapshotJoinStateLayoutTest extends LateralSnapshotJoinTestBase {
                         "probe-buffer",
                         "pending-build-changes",
                         "held-update-before",
+                        "held-update-before-times",
                         "build-rows",
                         "last-probe-access",
                         "_timer_state/event_build-change-timers",
@@ -105,8 +107,13 @@ class LateralSnapshotJoinStateLayoutTest extends LateralSnapshotJoinTestBase {
         assertKeyedState(
                 keyedState.get("held-update-before"),
                 "LIST",
-                VoidNamespaceSerializer.INSTANCE,
+                LongSerializer.INSTANCE,
                 new ListSerializer<>(BUILD_ROW_SERIALIZER));
+        assertKeyedState(
+                keyedState.get("held-update-before-times"),
+                "MAP",
+                VoidNamespaceSerializer.INSTANCE,
+                new MapSerializer<>(LongSerializer.INSTANCE, BooleanSerializer.INSTANCE));
         assertKeyedState(
                 keyedState.get("build-rows"),
                 "MAP",
@@ -139,6 +146,7 @@ class LateralSnapshotJoinStateLayoutTest extends LateralSnapshotJoinTestBase {
                         "probe-buffer",
                         "pending-build-changes",
                         "held-update-before",
+                        "held-update-before-times",
                         "build-row",
                         "_timer_state/event_build-change-timers",
                         "_timer_state/processing_build-change-timers");
