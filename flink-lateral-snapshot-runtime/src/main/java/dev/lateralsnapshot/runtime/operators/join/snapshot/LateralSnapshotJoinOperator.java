@@ -156,6 +156,7 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
 
     static final String PHASE_STATE = "phase";
     static final String MAX_BUILD_TIME_STATE = "max-build-time";
+    static final String STATE_TTL_CLOCK_STATE = "state-ttl-clock";
     static final String PROBE_BUFFER_STATE = "probe-buffer";
     static final String PENDING_BUILD_CHANGES_STATE = "pending-build-changes";
     static final String HELD_UPDATE_BEFORE_STATE = "held-update-before";
@@ -163,6 +164,9 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
     static final String LAST_PROBE_ACCESS_STATE = "last-probe-access";
     static final String BUILD_CHANGE_TIMERS = "build-change-timers";
     static final String STATE_TTL_TIMERS = "state-ttl-timers";
+
+    /** How long build rows may arrive without any build watermark before a warning is logged. */
+    static final long MISSING_BUILD_WATERMARK_WARNING_DELAY = 60_000L;
 
     static final int LOAD_PHASE = 0;
     static final int JOIN_PHASE = 1;
@@ -185,6 +189,7 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
 
     private transient ListState<Integer> phaseState;
     private transient ListState<Long> maxBuildTimeState;
+    @Nullable private transient ListState<Long> ttlClockState;
     private transient boolean restored;
     private transient boolean joinPhase;
     private transient boolean restoredFromLoadingSubtask;
@@ -213,6 +218,9 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
     private transient boolean idleCheckScheduled;
     private transient long startTime;
     private transient long loadPhaseDuration;
+    /** Processing time minus TTL time: the time the job did not run since its first start. */
+    private transient long ttlClockOffset;
+    private transient boolean buildWatermarkCheckScheduled;
 
     // ---- metric values ----
 
@@ -323,6 +331,25 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
         }
         restoredFromLoadingSubtask = anyJoin && anyLoad;
         phaseState.update(Collections.singletonList(joinPhase ? JOIN_PHASE : LOAD_PHASE));
+
+        if (stateTtl > 0) {
+            // The TTL clock runs only while the job runs: it resumes at the reading the snapshot
+            // took, so that a stop longer than the TTL, with no probe row to touch any key, does
+            // not evict the whole build side at the restore.
+            ttlClockState =
+                    context.getOperatorStateStore()
+                            .getUnionListState(
+                                    new ListStateDescriptor<>(
+                                            STATE_TTL_CLOCK_STATE, LongSerializer.INSTANCE));
+            long latestReading = Long.MIN_VALUE;
+            for (Long reading : ttlClockState.get()) {
+                latestReading = Math.max(latestReading, reading);
+            }
+            ttlClockOffset =
+                    latestReading == Long.MIN_VALUE
+                            ? 0
+                            : getProcessingTimeService().getCurrentProcessingTime() - latestReading;
+        }
     }
 
     @Override
@@ -389,7 +416,7 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
                 for (Object key : keysOf(buildSide.stateName())) {
                     setCurrentKey(key);
                     if (lastProbeAccess.value() == null) {
-                        startTtlClock(startTime);
+                        startTtlClock();
                     }
                 }
             }
@@ -416,6 +443,9 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
     public void snapshotState(StateSnapshotContext context) throws Exception {
         super.snapshotState(context);
         maxBuildTimeState.update(Collections.singletonList(maxBuildTime));
+        if (ttlClockState != null) {
+            ttlClockState.update(Collections.singletonList(ttlNow()));
+        }
     }
 
     @Override
@@ -483,7 +513,7 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
             if (buildSide.visitRows(joiner)) {
                 matches = joiner.matches;
                 if (lastProbeAccess != null) {
-                    lastProbeAccess.update(getProcessingTimeService().getCurrentProcessingTime());
+                    lastProbeAccess.update(ttlNow());
                 }
             }
         }
@@ -543,6 +573,14 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
         if (hasNullRejectingKey()) {
             // Never matches; keeping it would only cost state.
             return;
+        }
+        if (buildWatermark == Long.MIN_VALUE && !buildWatermarkCheckScheduled) {
+            buildWatermarkCheckScheduled = true;
+            getProcessingTimeService()
+                    .registerTimer(
+                            getProcessingTimeService().getCurrentProcessingTime()
+                                    + MISSING_BUILD_WATERMARK_WARNING_DELAY,
+                            time -> warnIfBuildWatermarkIsMissing());
         }
         RowData change = record.getValue();
         boolean timed = !change.isNullAt(buildTimeIndex);
@@ -712,13 +750,30 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
         change.setRowKind(RowKind.INSERT);
         if (kind == RowKind.INSERT || kind == RowKind.UPDATE_AFTER) {
             if (lastProbeAccess != null && joinPhase && lastProbeAccess.value() == null) {
-                startTtlClock(getProcessingTimeService().getCurrentProcessingTime());
+                startTtlClock();
             }
             buildSide.add(change);
         } else if (!buildSide.retract(change)) {
             unmatchedBuildRetractions.inc();
         }
         buildChangesApplied.inc();
+    }
+
+    /**
+     * Build changes wait for the build watermark, and the load phase ends by it: a build input
+     * that sends rows but no watermark (at parallelism above one, a source subtask without splits
+     * holds it back) leaves the join loading for good. Nothing else shows why, hence the warning.
+     */
+    private void warnIfBuildWatermarkIsMissing() {
+        if (buildWatermark == Long.MIN_VALUE) {
+            LOG.warn(
+                    "The LATERAL SNAPSHOT join has received build rows for {} s but no build"
+                            + " watermark: no build change is applied and the load phase cannot"
+                            + " end. If a build source subtask has no data (it holds the watermark"
+                            + " back), set 'table.exec.source.idle-timeout'; otherwise check the"
+                            + " WATERMARK of the build input's on_time column.",
+                    MISSING_BUILD_WATERMARK_WARNING_DELAY / 1000);
+        }
     }
 
     // ---- phases ----
@@ -747,12 +802,11 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
     private void flipToJoinPhase(String reason) throws Exception {
         joinPhase = true;
         phaseState.update(Collections.singletonList(JOIN_PHASE));
-        long now = getProcessingTimeService().getCurrentProcessingTime();
-        loadPhaseDuration = now - startTime;
+        loadPhaseDuration = getProcessingTimeService().getCurrentProcessingTime() - startTime;
         if (lastProbeAccess != null) {
             for (Object key : keysOf(buildSide.stateName())) {
                 setCurrentKey(key);
-                startTtlClock(now);
+                startTtlClock();
             }
         }
         long joined = joinBufferedProbeRows();
@@ -816,9 +870,19 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
 
     // ---- state TTL ----
 
-    private void startTtlClock(long now) throws Exception {
+    /** The TTL clock: processing time, without the time the job was not running. */
+    private long ttlNow() {
+        return getProcessingTimeService().getCurrentProcessingTime() - ttlClockOffset;
+    }
+
+    private void startTtlClock() throws Exception {
+        long now = ttlNow();
         lastProbeAccess.update(now);
-        ttlTimers.registerProcessingTimeTimer(VoidNamespace.INSTANCE, now + stateTtl);
+        registerTtlTimer(now + stateTtl);
+    }
+
+    private void registerTtlTimer(long ttlTime) {
+        ttlTimers.registerProcessingTimeTimer(VoidNamespace.INSTANCE, ttlTime + ttlClockOffset);
     }
 
     /** Evicts the build rows of a key that no probe row accessed for the TTL. */
@@ -830,9 +894,11 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
             if (lastAccess == null) {
                 return;
             }
+            // Timers restored from a snapshot fire at once: they were set on the clock of the
+            // run that took it. The TTL clock tells whether the key really expired.
             long expiry = lastAccess + stateTtl;
-            if (expiry > timer.getTimestamp()) {
-                ttlTimers.registerProcessingTimeTimer(VoidNamespace.INSTANCE, expiry);
+            if (expiry > ttlNow()) {
+                registerTtlTimer(expiry);
                 return;
             }
             if (!buildSide.isEmpty()) {

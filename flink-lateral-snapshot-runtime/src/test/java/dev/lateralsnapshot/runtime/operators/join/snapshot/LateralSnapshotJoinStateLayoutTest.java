@@ -68,7 +68,7 @@ class LateralSnapshotJoinStateLayoutTest extends LateralSnapshotJoinTestBase {
         OperatorSubtaskState[] snapshots = snapshotsWithStateOfEveryKind(join().stateTtl(1000));
 
         Map<String, StateMetaInfoSnapshot> operatorState = operatorStateMetaInfo(snapshots);
-        assertThat(operatorState).containsOnlyKeys("phase", "max-build-time");
+        assertThat(operatorState).containsOnlyKeys("phase", "max-build-time", "state-ttl-clock");
         StateMetaInfoSnapshot phase = operatorState.get("phase");
         assertThat(phase.getOption(CommonOptionsKeys.OPERATOR_STATE_DISTRIBUTION_MODE))
                 .isEqualTo("UNION");
@@ -78,6 +78,11 @@ class LateralSnapshotJoinStateLayoutTest extends LateralSnapshotJoinTestBase {
         assertThat(maxBuildTime.getOption(CommonOptionsKeys.OPERATOR_STATE_DISTRIBUTION_MODE))
                 .isEqualTo("UNION");
         assertThat(serializer(maxBuildTime, CommonSerializerKeys.VALUE_SERIALIZER))
+                .isEqualTo(LongSerializer.INSTANCE);
+        StateMetaInfoSnapshot ttlClock = operatorState.get("state-ttl-clock");
+        assertThat(ttlClock.getOption(CommonOptionsKeys.OPERATOR_STATE_DISTRIBUTION_MODE))
+                .isEqualTo("UNION");
+        assertThat(serializer(ttlClock, CommonSerializerKeys.VALUE_SERIALIZER))
                 .isEqualTo(LongSerializer.INSTANCE);
 
         Map<String, StateMetaInfoSnapshot> keyedState = keyedStateMetaInfo(snapshots);

@@ -14,6 +14,8 @@
 
 package dev.lateralsnapshot.runtime.operators.join.snapshot;
 
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+
 import org.junit.jupiter.api.TestTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -51,6 +53,47 @@ class LateralSnapshotJoinStateTtlTest extends LateralSnapshotJoinTestBase {
             assertThat(harness.takeOutput())
                     .containsExactly(
                             joined("o1", "A", 1, 10), joined("o2", "A", 1, 10), padded("o3", "B"));
+        }
+    }
+
+    @TestTemplate
+    void timeTheJobIsStoppedDoesNotCountTowardsTtl() throws Exception {
+        OperatorSubtaskState snapshot;
+        try (JoinHarness harness = harness(join().leftOuterJoin().stateTtl(TTL))) {
+            harness.open();
+            harness.processElement2(insert("A", 1, 10));
+            harness.processElement2(insert("Z", 0, 10));
+            harness.setProcessingTime(500);
+            harness.processWatermark2(watermark(LOAD_COMPLETED_TIME));
+            harness.setProcessingTime(1000);
+            harness.processElement1(probe("o1", "A"));
+            harness.setProcessingTime(1200);
+            snapshot = harness.snapshot(1L, 1200L);
+        }
+
+        // Restored 100 s later. Z has 300 ms of its TTL left, A 800 ms: nothing may expire at
+        // the restore, although the timers of the first run are long overdue.
+        try (JoinHarness harness = harness(join().leftOuterJoin().stateTtl(TTL))) {
+            harness.setProcessingTime(100_000);
+            harness.initializeState(snapshot);
+            harness.open();
+            harness.setProcessingTime(100_001);
+            harness.processElement1(probe("o2", "A"));
+            assertThat(harness.counter("numStateTtlEvictions")).isZero();
+
+            harness.setProcessingTime(100_299);
+            assertThat(harness.counter("numStateTtlEvictions")).isZero();
+            harness.setProcessingTime(100_300);
+            assertThat(harness.counter("numStateTtlEvictions")).isEqualTo(1L);
+
+            // o2 touched A at TTL time 1201: it lives until 2201, that is 101_000 here.
+            harness.setProcessingTime(100_999);
+            harness.processElement1(probe("o3", "A"));
+            harness.processElement1(probe("o4", "Z"));
+            assertThat(harness.takeOutput())
+                    .containsExactly(
+                            joined("o2", "A", 1, 10), joined("o3", "A", 1, 10), padded("o4", "Z"));
+            assertThat(harness.counter("numStateTtlEvictions")).isEqualTo(1L);
         }
     }
 
