@@ -258,11 +258,16 @@ public final class FlinkPlannerInternals {
             } catch (TableException e) {
                 String message = e.getMessage();
                 if (message != null && message.startsWith(PROBE_UPDATES_ERROR_PREFIX)) {
-                    throw new ValidationException(
-                            "The probe (left) input of LATERAL SNAPSHOT join doesn't support"
-                                    + " consuming "
-                                    + message.substring(PROBE_UPDATES_ERROR_PREFIX.length()),
-                            e);
+                    ValidationException error =
+                            new ValidationException(
+                                    "The probe (left) input of LATERAL SNAPSHOT join doesn't"
+                                            + " support consuming "
+                                            + message.substring(
+                                                    PROBE_UPDATES_ERROR_PREFIX.length()));
+                    // Suppressed, not the cause: the SQL Client shows the root cause only, and
+                    // Flink's message names our internal node instead of the probe input.
+                    error.addSuppressed(e);
+                    throw error;
                 }
                 throw e;
             }
