@@ -1,0 +1,177 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package dev.lateralsnapshot.e2e;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Predicate;
+
+/**
+ * A job on the cluster, seen through the REST API as the Web UI shows it: its state, its vertices
+ * and, for a job with a LATERAL SNAPSHOT join, the join operator's metrics per subtask.
+ *
+ * <p>Operator metric names carry the operator name as a prefix, for example {@code
+ * LateralSnapshotJoin[9].currentPhase}; the number depends on the plan, so the prefix is taken from
+ * the vertex's list of metrics.
+ */
+final class ClusterJob {
+
+    static final String JOIN_OPERATOR = "LateralSnapshotJoin";
+    private static final Duration METRICS_TIMEOUT = Duration.ofSeconds(60);
+
+    /**
+     * The JobManager answers a metrics request from its store and only then fetches newer values
+     * (at most once per {@code metrics.fetcher.update-interval}, one second in these tests). A
+     * request after a pause is therefore answered with values as old as the pause; asking once and
+     * again after this delay gives values at most this old.
+     */
+    private static final Duration METRICS_FETCH = Duration.ofMillis(1500);
+
+    private final RestApi rest;
+    private final String jobId;
+    private long lastMetricsRequest;
+
+    ClusterJob(RestApi rest, String jobId) {
+        this.rest = rest;
+        this.jobId = jobId;
+    }
+
+    String id() {
+        return jobId;
+    }
+
+    JsonNode details() {
+        return rest.get("/jobs/" + jobId);
+    }
+
+    String state() {
+        return details().path("state").asText();
+    }
+
+    /** Waits until the job and all its tasks run. */
+    ClusterJob awaitRunning() {
+        Wait.until(
+                METRICS_TIMEOUT,
+                "job " + jobId + " and all its vertices RUNNING",
+                () -> {
+                    JsonNode details = details();
+                    if (!details.path("state").asText().equals("RUNNING")) {
+                        return false;
+                    }
+                    for (JsonNode vertex : details.path("vertices")) {
+                        if (!vertex.path("status").asText().equals("RUNNING")) {
+                            return false;
+                        }
+                    }
+                    return true;
+                });
+        return this;
+    }
+
+    /**
+     * The vertex whose name starts with the given operator (vertex names list chained operators).
+     */
+    JsonNode vertex(String operator) {
+        for (JsonNode vertex : details().path("vertices")) {
+            if (vertex.path("name").asText().contains(operator + "[")) {
+                return vertex;
+            }
+        }
+        throw new AssertionError("no vertex with " + operator + " in " + details());
+    }
+
+    JsonNode joinVertex() {
+        return vertex(JOIN_OPERATOR);
+    }
+
+    /**
+     * The values of one join metric, one per subtask, waiting until every subtask reports it
+     * (metrics appear some time after the tasks start).
+     */
+    List<Double> metric(String name) {
+        JsonNode vertex = joinVertex();
+        String vertexPath = "/jobs/" + jobId + "/vertices/" + vertex.path("id").asText();
+        int parallelism = vertex.path("parallelism").asInt();
+        String qualified =
+                Wait.until(
+                        METRICS_TIMEOUT,
+                        "metric " + name + " of the join operator",
+                        () -> qualifiedName(vertexPath, name),
+                        found -> found != null);
+        if (System.nanoTime() - lastMetricsRequest > METRICS_FETCH.toNanos()) {
+            // Answered from a store as old as the pause; the fetch it triggers is read below.
+            subtaskMetric(vertexPath, 0, qualified);
+            Wait.sleep(METRICS_FETCH);
+        }
+        return Wait.until(
+                METRICS_TIMEOUT,
+                "metric " + qualified + " of all " + parallelism + " subtasks",
+                () -> {
+                    List<Double> values = new ArrayList<>();
+                    for (int subtask = 0; subtask < parallelism; subtask++) {
+                        JsonNode answer = subtaskMetric(vertexPath, subtask, qualified);
+                        if (answer.size() == 1) {
+                            values.add(answer.get(0).path("value").asDouble());
+                        }
+                    }
+                    return values;
+                },
+                values -> values.size() == parallelism);
+    }
+
+    /** The value of a join metric of a join with parallelism 1. */
+    double metricValue(String name) {
+        List<Double> values = metric(name);
+        if (values.size() != 1) {
+            throw new AssertionError(name + " has one value per subtask: " + values);
+        }
+        return values.get(0);
+    }
+
+    /** Waits until the join metric (parallelism 1) matches, and returns its value. */
+    double awaitMetric(String name, Duration timeout, Predicate<Double> matches) {
+        return Wait.until(
+                timeout, "join metric " + name + " to match", () -> metricValue(name), matches);
+    }
+
+    private JsonNode subtaskMetric(String vertexPath, int subtask, String metric) {
+        lastMetricsRequest = System.nanoTime();
+        return rest.get(
+                vertexPath
+                        + "/subtasks/"
+                        + subtask
+                        + "/metrics?get="
+                        + URLEncoder.encode(metric, StandardCharsets.UTF_8));
+    }
+
+    /** The full name of the operator metric, or null while the subtasks have not reported it. */
+    private String qualifiedName(String vertexPath, String name) {
+        for (JsonNode metric : rest.get(vertexPath + "/metrics")) {
+            // ids are "<subtask>.<operator>[<n>].<metric>"
+            String id = metric.path("id").asText();
+            String withoutSubtask = id.substring(id.indexOf('.') + 1);
+            if (withoutSubtask.startsWith(JOIN_OPERATOR + "[")
+                    && withoutSubtask.endsWith("]." + name)) {
+                return withoutSubtask;
+            }
+        }
+        return null;
+    }
+}

@@ -1,0 +1,368 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package dev.lateralsnapshot.e2e;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A standalone Flink session cluster on this machine, started from the distribution that this
+ * module assembles ({@code target/flink-2.3.0}, with the drop-in jar in {@code lib/}) through its
+ * own scripts: one JobManager and two TaskManagers, each in its own JVM.
+ *
+ * <p>Every cluster gets a fresh run directory (configuration, logs, checkpoints, savepoints,
+ * temporary files) and free ports, so runs never share state. {@link #close()} stops every process
+ * the cluster started, by PID; a JVM shutdown hook does the same if the test JVM ends without
+ * closing it.
+ */
+final class LocalFlinkCluster implements AutoCloseable {
+
+    private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(90);
+    private static final Duration CLIENT_TIMEOUT = Duration.ofMinutes(3);
+    private static final int TASK_MANAGERS = 2;
+    private static final int START_ATTEMPTS = 3;
+
+    /** Main classes of the daemons, to tell our processes from any other with a reused PID. */
+    private static final List<String> DAEMON_MAIN_CLASSES =
+            List.of(
+                    "org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint",
+                    "org.apache.flink.runtime.taskexecutor.TaskManagerRunner");
+
+    private final Path distribution;
+    private final Path runDirectory;
+    private final Path confDirectory;
+    private final Path logDirectory;
+    private final RestApi rest;
+    private final Thread shutdownHook;
+
+    private LocalFlinkCluster(Path distribution, Path runDirectory, int restPort) {
+        this.distribution = distribution;
+        this.runDirectory = runDirectory;
+        this.confDirectory = runDirectory.resolve("conf");
+        this.logDirectory = runDirectory.resolve("log");
+        this.rest = new RestApi("http://localhost:" + restPort);
+        this.shutdownHook = new Thread(this::killDaemons, "stop-local-flink-cluster");
+    }
+
+    /**
+     * Starts a cluster with the distribution's {@code conf/config.yaml}, changed by the given
+     * options (flat keys), and waits until both TaskManagers have registered. A port found free
+     * can be taken by another process before the JobManager binds it; a start whose daemons die
+     * is therefore tried again, on new ports, a few times.
+     */
+    static LocalFlinkCluster start(Map<String, String> options) throws IOException {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return startOnce(options);
+            } catch (DaemonDiedException e) {
+                if (attempt == START_ATTEMPTS) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    private static LocalFlinkCluster startOnce(Map<String, String> options) throws IOException {
+        Path distribution = Path.of(System.getProperty("flink.dist"));
+        Path runs = distribution.getParent().resolve("e2e-runs");
+        Files.createDirectories(runs);
+        Path runDirectory = Files.createTempDirectory(runs, "run-");
+        int restPort = freePort();
+
+        Map<String, String> config = readFlatConfig(distribution.resolve("conf/config.yaml"));
+        config.put("rest.port", String.valueOf(restPort));
+        config.put("jobmanager.rpc.port", String.valueOf(freePort()));
+        config.put("execution.checkpointing.dir", uri(runDirectory.resolve("checkpoints")));
+        config.put(
+                "execution.checkpointing.savepoint-dir", uri(runDirectory.resolve("savepoints")));
+        config.put("io.tmp.dirs", runDirectory.resolve("tmp").toString());
+        config.put("web.tmpdir", runDirectory.resolve("tmp/web").toString());
+        config.put("blob.storage.directory", runDirectory.resolve("tmp/blobs").toString());
+        config.putAll(options);
+
+        LocalFlinkCluster cluster = new LocalFlinkCluster(distribution, runDirectory, restPort);
+        Files.createDirectories(cluster.confDirectory);
+        Files.createDirectories(cluster.logDirectory);
+        Files.createDirectories(runDirectory.resolve("tmp"));
+        try (Stream<Path> files = Files.list(distribution.resolve("conf"))) {
+            for (Path file : files.collect(Collectors.toList())) {
+                if (file.getFileName().toString().startsWith("log4j")) {
+                    Files.copy(file, cluster.confDirectory.resolve(file.getFileName()));
+                }
+            }
+        }
+        Files.write(
+                cluster.confDirectory.resolve("config.yaml"),
+                config.entrySet().stream()
+                        .map(option -> option.getKey() + ": " + option.getValue())
+                        .collect(Collectors.toList()));
+
+        Runtime.getRuntime().addShutdownHook(cluster.shutdownHook);
+        try {
+            cluster.runScript(
+                    Duration.ofMinutes(1), null, "start-cluster.sh", String.valueOf(TASK_MANAGERS));
+            cluster.awaitTaskManagers();
+        } catch (RuntimeException | Error e) {
+            cluster.close();
+            throw e;
+        }
+        return cluster;
+    }
+
+    RestApi rest() {
+        return rest;
+    }
+
+    /** The directory of this run, for files the tests create (build side, SQL scripts). */
+    Path runDirectory() {
+        return runDirectory;
+    }
+
+    /** The PIDs of the running JobManager and TaskManagers. */
+    List<Long> daemonPids() {
+        return readPids().stream()
+                .filter(pid -> isOurDaemon(ProcessHandle.of(pid)))
+                .collect(Collectors.toList());
+    }
+
+    // ---- clients ----
+
+    /**
+     * Runs Flink's SQL Client (embedded mode) with an init script ({@code -i}) and a statement file
+     * ({@code -f}), as the release-testing plan does, and returns everything it printed.
+     */
+    String sqlClientWithFile(Path init, Path statements) {
+        return runScript(
+                CLIENT_TIMEOUT,
+                null,
+                "sql-client.sh",
+                "-i",
+                init.toString(),
+                "-f",
+                statements.toString(),
+                "--history",
+                runDirectory.resolve("sql-client-history").toString());
+    }
+
+    /**
+     * Runs Flink's interactive SQL Client with an init script and types the statements into it, one
+     * per line, as a user pastes them; a failing statement does not end the session there. Returns
+     * everything it printed.
+     */
+    String sqlClientInteractive(Path init, List<String> statements) {
+        String typed = String.join("\n", statements) + "\nQUIT;\n";
+        return runScript(
+                CLIENT_TIMEOUT,
+                typed,
+                "sql-client.sh",
+                "-i",
+                init.toString(),
+                "--history",
+                runDirectory.resolve("sql-client-history").toString());
+    }
+
+    /** Runs Flink's command line client ({@code bin/flink}) and returns everything it printed. */
+    String flink(String... arguments) {
+        List<String> command = new ArrayList<>();
+        command.add("flink");
+        command.addAll(List.of(arguments));
+        return runScript(CLIENT_TIMEOUT, null, command.toArray(new String[0]));
+    }
+
+    // ---- the TaskManagers' stdout: the print sink ----
+
+    /** The lines that the TaskManagers have printed so far, file by file. */
+    Map<Path, List<String>> taskManagerOutput() {
+        try (Stream<Path> files = Files.list(logDirectory)) {
+            Map<Path, List<String>> output = new LinkedHashMap<>();
+            for (Path file :
+                    files.filter(
+                                    file -> {
+                                        String name = file.getFileName().toString();
+                                        return name.contains("-taskexecutor-")
+                                                && name.endsWith(".out");
+                                    })
+                            .sorted()
+                            .collect(Collectors.toList())) {
+                output.put(file, Files.readAllLines(file, StandardCharsets.UTF_8));
+            }
+            return output;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    // ---- stopping ----
+
+    @Override
+    public void close() {
+        try {
+            runScript(Duration.ofMinutes(1), null, "stop-cluster.sh");
+        } finally {
+            killDaemons();
+            try {
+                Runtime.getRuntime().removeShutdownHook(shutdownHook);
+            } catch (IllegalStateException shuttingDown) {
+                // the hook runs or ran already
+            }
+        }
+    }
+
+    /** The backstop: kills what the scripts did not stop, only processes that are ours. */
+    private void killDaemons() {
+        for (Long pid : readPids()) {
+            Optional<ProcessHandle> process = ProcessHandle.of(pid);
+            if (isOurDaemon(process)) {
+                process.get().destroyForcibly();
+            }
+        }
+    }
+
+    private List<Long> readPids() {
+        List<Long> pids = new ArrayList<>();
+        try (Stream<Path> files = Files.list(logDirectory)) {
+            for (Path file :
+                    files.filter(file -> file.toString().endsWith(".pid"))
+                            .collect(Collectors.toList())) {
+                for (String line : Files.readAllLines(file)) {
+                    if (!line.isBlank()) {
+                        pids.add(Long.parseLong(line.trim()));
+                    }
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return pids;
+    }
+
+    private boolean isOurDaemon(Optional<ProcessHandle> process) {
+        return process.filter(ProcessHandle::isAlive)
+                .flatMap(handle -> handle.info().commandLine())
+                .filter(
+                        commandLine ->
+                                commandLine.contains(confDirectory.toString())
+                                        && DAEMON_MAIN_CLASSES.stream()
+                                                .anyMatch(commandLine::contains))
+                .isPresent();
+    }
+
+    // ---- helpers ----
+
+    private void awaitTaskManagers() {
+        Wait.until(
+                STARTUP_TIMEOUT,
+                "both TaskManagers registered at the JobManager (logs in " + logDirectory + ")",
+                () -> {
+                    if (daemonPids().size() < 1 + TASK_MANAGERS) {
+                        throw new DaemonDiedException(
+                                "A Flink daemon exited during the start; logs in " + logDirectory);
+                    }
+                    return rest.tryGet("/overview")
+                            .filter(
+                                    overview ->
+                                            overview.path("taskmanagers").asInt() == TASK_MANAGERS)
+                            .isPresent();
+                });
+    }
+
+    /** A daemon exited while the cluster started, typically because a port was taken. */
+    private static final class DaemonDiedException extends RuntimeException {
+        DaemonDiedException(String message) {
+            super(message);
+        }
+    }
+
+    /**
+     * Runs one of the distribution's scripts against this cluster's configuration, with the given
+     * standard input (none if null), and returns what it printed; fails unless it exits with 0.
+     */
+    private String runScript(Duration timeout, String input, String... command) {
+        List<String> commandLine = new ArrayList<>(List.of(command));
+        commandLine.set(0, distribution.resolve("bin").resolve(command[0]).toString());
+        try {
+            Path output = Files.createTempFile(runDirectory, command[0] + "-", ".txt");
+            ProcessBuilder builder =
+                    new ProcessBuilder(commandLine)
+                            .directory(runDirectory.toFile())
+                            .redirectErrorStream(true)
+                            .redirectOutput(output.toFile());
+            builder.environment().put("FLINK_CONF_DIR", confDirectory.toString());
+            builder.environment().put("FLINK_LOG_DIR", logDirectory.toString());
+            Process process = builder.start();
+            try (OutputStream stdin = process.getOutputStream()) {
+                if (input != null) {
+                    stdin.write(input.getBytes(StandardCharsets.UTF_8));
+                }
+            }
+            if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                process.descendants().forEach(ProcessHandle::destroyForcibly);
+                process.destroyForcibly();
+                throw new AssertionError(
+                        String.join(" ", command) + " did not finish within " + timeout);
+            }
+            String printed = Files.readString(output, StandardCharsets.UTF_8);
+            assertThat(process.exitValue())
+                    .as("exit code of %s, which printed:%n%s", String.join(" ", command), printed)
+                    .isZero();
+            return printed;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
+    private static Map<String, String> readFlatConfig(Path file) throws IOException {
+        Map<String, String> config = new LinkedHashMap<>();
+        for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+            String trimmed = line.trim();
+            if (trimmed.isEmpty() || trimmed.startsWith("#")) {
+                continue;
+            }
+            int colon = trimmed.indexOf(": ");
+            assertThat(colon).as("flat 'key: value' line in %s: %s", file, line).isPositive();
+            config.put(trimmed.substring(0, colon), trimmed.substring(colon + 2));
+        }
+        return config;
+    }
+
+    private static String uri(Path directory) {
+        return directory.toUri().toString();
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+}

@@ -1,0 +1,544 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package dev.lateralsnapshot.e2e;
+
+import org.assertj.core.api.SoftAssertions;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+
+import static dev.lateralsnapshot.e2e.ReleaseTestingPlan.BUILD_001;
+import static dev.lateralsnapshot.e2e.ReleaseTestingPlan.BUILD_002;
+import static dev.lateralsnapshot.e2e.ReleaseTestingPlan.EQUI;
+import static dev.lateralsnapshot.e2e.ReleaseTestingPlan.IDLE_TIMEOUT;
+import static dev.lateralsnapshot.e2e.ReleaseTestingPlan.LOAD_COMPLETED_TIME;
+import static dev.lateralsnapshot.e2e.ReleaseTestingPlan.STATE_TTL;
+import static dev.lateralsnapshot.e2e.ReleaseTestingPlan.WATERMARK_AFTER_001;
+import static dev.lateralsnapshot.e2e.ReleaseTestingPlan.WATERMARK_AFTER_002;
+import static dev.lateralsnapshot.e2e.ReleaseTestingPlan.insert;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The release-testing plan, sections 1 to 8, on a cluster with the default (heap) state backend,
+ * plus the drop-in jar under Flink's other entry points: an ordinary query in the SQL Client and a
+ * Table API program submitted with {@code flink run}.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class ReleaseTestingPlanIT extends ReleaseTestingPlanTestBase {
+
+    private static final String JOIN_PLAN = "LateralSnapshotJoin(joinType=[InnerJoin]";
+    private static final String SQL_ERROR = "[ERROR] Could not execute SQL statement. Reason:";
+    private static final Pattern ANSI_ESCAPE = Pattern.compile("\u001B\\[[;\\d]*m");
+    private static final Pattern TABLEAU_ROW =
+            Pattern.compile("^\\|\\s*(\\S+)\\s*\\|\\s*(\\S+)\\s*\\|\\s*(\\S+)\\s*\\|$");
+
+    @Override
+    Map<String, String> clusterOptions() {
+        return Map.of();
+    }
+
+    @Test
+    @Order(0)
+    void clusterRunsAnOrdinaryQueryOnSeparateTaskManagers() {
+        assertThat(cluster.daemonPids()).as("a JobManager and two TaskManagers").hasSize(3);
+        assertThat(cluster.rest().get("/taskmanagers").path("taskmanagers")).hasSize(2);
+        assertThat(cluster.rest().getText("/")).contains("Apache Flink Web Dashboard");
+
+        PrintSinkOutput.Mark start = output.mark();
+        submit(
+                "INSERT INTO out_print\n"
+                        + "SELECT order_id, currency, CAST(order_id AS DOUBLE) FROM orders;\n");
+        List<PrintedRow> rows =
+                output.awaitRowsSince(
+                        start, OUTPUT_TIMEOUT, "three orders", printed -> printed.size() >= 3);
+        assertThat(rows).allMatch(row -> row.rate() == row.orderId());
+    }
+
+    @Test
+    @Order(1)
+    void section1LoadPhaseAndFlipThenSection7SavepointAndRestoreInJoinPhase() {
+        ClusterJob job = loadPhaseAndFlipViaIdleTimeout();
+        // "Run the job from section 6 (or section 1)": section 1's, which has no state TTL. The
+        // TTL of section 6 (20 s, processing time) runs on while the job is stopped, and evicts
+        // the keys before the restored job probes them.
+        savepointAndRestoreInJoinPhase(job, insert("JOIN", EQUI, IDLE_TIMEOUT));
+    }
+
+    @Test
+    @Order(2)
+    void section2StuckInTheLoadPhaseThenExplicitLoadCompletionTime() {
+        PrintSinkOutput.Mark start = output.mark();
+        ClusterJob stuck = submit(insert("JOIN", EQUI));
+        writeBuildFile("001.json", BUILD_001);
+        stuck.awaitMetric(
+                BUILD_WATERMARK, OUTPUT_TIMEOUT, watermark -> watermark == WATERMARK_AFTER_001);
+        double buffered = stuck.metricValue(PROBE_BUFFERED);
+        // No idle timeout and a load completion time of today: nothing moves it out of the load
+        // phase, while about one more order per second is buffered.
+        Wait.sleep(Duration.ofSeconds(5));
+        assertThat(stuck.metricValue(CURRENT_PHASE)).isZero();
+        assertThat(stuck.metricValue(PROBE_BUFFERED)).isGreaterThan(buffered);
+        assertThat(stuck.metricValue(BUILD_WATERMARK)).isEqualTo((double) WATERMARK_AFTER_001);
+        assertThat(output.rowsSince(start)).isEmpty();
+        cancelJobsAndEmptyBuildDirectory();
+
+        ClusterJob fixed = submit(insert("JOIN", EQUI, LOAD_COMPLETED_TIME));
+        writeBuildFile("001.json", BUILD_001);
+        fixed.awaitMetric(
+                BUILD_WATERMARK, OUTPUT_TIMEOUT, watermark -> watermark == WATERMARK_AFTER_001);
+        Wait.sleep(METRIC_REFRESH);
+        assertThat(fixed.metricValue(CURRENT_PHASE)).as("below the load completion time").isZero();
+        assertThat(output.rowsSince(start)).isEmpty();
+
+        writeBuildFile("002.json", BUILD_002);
+        fixed.awaitMetric(CURRENT_PHASE, OUTPUT_TIMEOUT, phase -> phase == 1);
+        assertThat(fixed.metricValue(BUILD_WATERMARK)).isEqualTo((double) WATERMARK_AFTER_002);
+        List<PrintedRow> rows = awaitRowsAfterFlip(start);
+        assertThat(firstOrderId(rows)).as("the buffered orders").isEqualTo(1);
+        assertMatchedOrders(rows, 1, lastOrderId(rows), Map.of("A", 1.0, "B", 2.0));
+    }
+
+    @Test
+    @Order(3)
+    void section3BuildSideUpdatesDeletesAndLeftJoin() {
+        buildSideUpdatesDeletesAndLeftJoin();
+    }
+
+    @Test
+    @Order(4)
+    void section4PlanningTimeValidation() {
+        String snapshotRates = "SNAPSHOT(input => TABLE rates, on_time => DESCRIPTOR(update_time))";
+        String select = "EXPLAIN SELECT o.order_id FROM orders AS o ";
+        String on = " ON o.currency = r.currency;";
+        String randRates =
+                " FROM orders AS o JOIN LATERAL SNAPSHOT(input => TABLE rates_rand,"
+                        + " on_time => DESCRIPTOR(update_time)) AS r ON o.currency = r.currency;";
+        List<Step> steps =
+                List.of(
+                        new Step(
+                                "CREATE TABLE rates_nowm (currency STRING, rate DOUBLE, update_time"
+                                        + " TIMESTAMP(3)) WITH ('connector'='filesystem','path'='"
+                                        + buildDirectory
+                                        + "','format'='debezium-json','source.monitor-interval'='2s');",
+                                Outcome.succeeds()),
+                        new Step(
+                                "CREATE VIEW rates_rand AS SELECT currency, rate, RAND() AS r,"
+                                        + " update_time FROM rates;",
+                                Outcome.succeeds()),
+                        new Step(
+                                "CREATE VIEW probe_agg AS SELECT currency, COUNT(*) AS c FROM"
+                                        + " orders GROUP BY currency;",
+                                Outcome.succeeds()),
+                        new Step(
+                                select
+                                        + "JOIN LATERAL SNAPSHOT(input => TABLE rates_nowm,"
+                                        + " on_time => DESCRIPTOR(update_time)) AS r"
+                                        + on,
+                                Outcome.rejected(
+                                        "Argument 'on_time' of SNAPSHOT must reference a rowtime"
+                                            + " attribute (a column with a watermark), but column"
+                                            + " 'update_time' is not one.")),
+                        new Step(
+                                select + "JOIN LATERAL SNAPSHOT(input => TABLE rates) AS r" + on,
+                                Outcome.rejected(
+                                        "LATERAL SNAPSHOT requires the 'on_time' argument to"
+                                                + " identify the build-side rowtime attribute.")),
+                        new Step(
+                                select
+                                        + "JOIN LATERAL SNAPSHOT(input => TABLE rates,"
+                                        + " on_time => DESCRIPTOR(rate)) AS r"
+                                        + on,
+                                Outcome.rejected(
+                                        "Argument 'on_time' of SNAPSHOT must reference a TIMESTAMP"
+                                            + " or TIMESTAMP_LTZ column (up to precision 3), but"
+                                            + " column 'rate' has type 'DOUBLE'.")),
+                        // The plan's statement selects o.order_id, which probe_agg does not have
+                        // (that fails on the column first); its columns are currency and c.
+                        new Step(
+                                "EXPLAIN SELECT o.currency, o.c FROM probe_agg AS o JOIN LATERAL "
+                                        + snapshotRates
+                                        + " AS r"
+                                        + on,
+                                Outcome.rejected(
+                                        "The probe (left) input of LATERAL SNAPSHOT join doesn't"
+                                                + " support consuming update changes")),
+                        new Step(
+                                select + "RIGHT JOIN LATERAL " + snapshotRates + " AS r" + on,
+                                Outcome.rejected(
+                                        "LATERAL SNAPSHOT join only supports INNER JOIN and LEFT"
+                                                + " OUTER JOIN, but was RIGHT JOIN.")),
+                        new Step(
+                                select + "FULL JOIN LATERAL " + snapshotRates + " AS r" + on,
+                                Outcome.rejected(
+                                        "LATERAL SNAPSHOT join only supports INNER JOIN and LEFT"
+                                                + " OUTER JOIN, but was FULL JOIN.")),
+                        new Step(
+                                "EXPLAIN SELECT * FROM TABLE(" + snapshotRates + ");",
+                                Outcome.rejected(
+                                        "The SNAPSHOT function can only be used as the build side"
+                                                + " (right-hand side) of a LATERAL join.")),
+                        new Step(
+                                "SET 'table.optimizer.non-deterministic-update.strategy' ="
+                                        + " 'TRY_RESOLVE';",
+                                Outcome.succeeds()),
+                        new Step(
+                                "EXPLAIN SELECT o.order_id, r.rate, r.r" + randRates,
+                                Outcome.rejected(
+                                        "The column(s): r(generated by non-deterministic function:"
+                                                + " RAND ) can not satisfy the determinism"
+                                                + " requirement")),
+                        new Step(
+                                "EXPLAIN SELECT o.order_id, r.rate" + randRates,
+                                Outcome.plans(JOIN_PLAN)),
+                        new Step(
+                                "RESET 'table.optimizer.non-deterministic-update.strategy';",
+                                Outcome.succeeds()),
+                        new Step(
+                                "EXPLAIN SELECT o.order_id, r.rate, r.r" + randRates,
+                                Outcome.plans(JOIN_PLAN)),
+                        // The three syntax variants.
+                        new Step(
+                                select + "JOIN LATERAL " + snapshotRates + " AS r" + on,
+                                Outcome.plans(JOIN_PLAN)),
+                        new Step(
+                                select + "JOIN LATERAL TABLE(" + snapshotRates + ") AS r" + on,
+                                Outcome.plans(JOIN_PLAN)),
+                        new Step(
+                                select
+                                        + "CROSS JOIN LATERAL "
+                                        + snapshotRates
+                                        + " AS r WHERE o.currency = r.currency;",
+                                Outcome.plans(JOIN_PLAN)));
+
+        // "A failing statement aborts a -f script, so paste the statements one at a time into the
+        // interactive client": they are typed into one interactive session.
+        List<String> results =
+                interactiveResults(
+                        steps.stream().map(Step::statement).collect(Collectors.toList()));
+        // Every answer is checked, so that one wrong answer does not hide the others.
+        SoftAssertions answers = new SoftAssertions();
+        for (int i = 0; i < steps.size(); i++) {
+            steps.get(i).outcome().check(answers, steps.get(i).statement(), results.get(i));
+        }
+        answers.assertAll();
+    }
+
+    @Test
+    @Order(5)
+    void section5EquiAndNonEquiPredicateRunsAtParallelismTwo() {
+        PrintSinkOutput.Mark start = output.mark();
+        ClusterJob job = submitAtParallelismTwo(EQUI + " AND o.order_id >= 0");
+        assertThat(job.joinVertex().path("parallelism").asInt()).isEqualTo(2);
+        writeBuildFile("001.json", BUILD_001);
+
+        Wait.until(
+                FLIP_TIMEOUT,
+                "both join subtasks in the join phase",
+                () -> job.metric(CURRENT_PHASE),
+                phases -> phases.stream().allMatch(phase -> phase == 1));
+        assertThat(job.metric(BUILD_WATERMARK))
+                .as("per subtask")
+                .containsExactly((double) WATERMARK_AFTER_001, (double) WATERMARK_AFTER_001);
+        List<PrintedRow> rows =
+                output.awaitRowsSince(
+                        start,
+                        OUTPUT_TIMEOUT,
+                        "A and B orders",
+                        printed ->
+                                countOrders(printed, "A") >= 3 && countOrders(printed, "B") >= 3);
+        assertThat(rows).allMatch(row -> matches(row, Map.of("A", 1.0, "B", 2.0)));
+    }
+
+    @Test
+    @Order(5)
+    void section5NonEquiPredicateRunsAtParallelismOne() {
+        PrintSinkOutput.Mark start = output.mark();
+        ClusterJob job = submitAtParallelismTwo("o.currency <> r.currency");
+        assertThat(job.joinVertex().path("parallelism").asInt()).isEqualTo(1);
+        assertThat(job.vertex("Source: orders").path("parallelism").asInt()).isEqualTo(2);
+        assertThat(job.vertex("Source: rates").path("parallelism").asInt()).isEqualTo(2);
+        writeBuildFile("001.json", BUILD_001);
+        job.awaitMetric(CURRENT_PHASE, FLIP_TIMEOUT, phase -> phase == 1);
+
+        // Every order joins all other currencies: A with B and Z, B with A and Z, C with A, B, Z.
+        Map<String, Set<Double>> otherRates =
+                Map.of("A", Set.of(2.0, 0.0), "B", Set.of(1.0, 0.0), "C", Set.of(1.0, 2.0, 0.0));
+        List<PrintedRow> rows =
+                output.awaitRowsSince(
+                        start,
+                        OUTPUT_TIMEOUT,
+                        "every other rate of every currency",
+                        printed ->
+                                otherRates.entrySet().stream()
+                                        .allMatch(
+                                                currency ->
+                                                        ratesOf(printed, currency.getKey())
+                                                                .equals(currency.getValue())));
+        assertThat(rows).allMatch(row -> otherRates.get(row.currency()).contains(row.rate()));
+        assertThat(job.metricValue(MAX_FAN_OUT)).isEqualTo(3.0);
+        assertThat(job.metricValue(AVG_FAN_OUT)).isStrictlyBetween(2.0, 3.0);
+    }
+
+    @Test
+    @Order(6)
+    void section6StateTtl() {
+        PrintSinkOutput.Mark start = output.mark();
+        ClusterJob job = submit(insert("JOIN", EQUI, IDLE_TIMEOUT, STATE_TTL));
+        job.awaitMetric(PROBE_BUFFERED, Duration.ofSeconds(30), n -> n >= 2);
+        assertThat(job.metricValue(TTL_EVICTIONS)).as("nothing evicted in the load phase").isZero();
+        writeBuildFile("001.json", BUILD_001);
+        job.awaitMetric(
+                BUILD_WATERMARK, OUTPUT_TIMEOUT, watermark -> watermark == WATERMARK_AFTER_001);
+        assertThat(job.metricValue(TTL_EVICTIONS)).as("nothing evicted in the load phase").isZero();
+        job.awaitMetric(CURRENT_PHASE, FLIP_TIMEOUT, phase -> phase == 1);
+
+        // Z is never probed and goes after 20 s; A and B are probed all the time and stay.
+        job.awaitMetric(TTL_EVICTIONS, Duration.ofSeconds(90), evictions -> evictions >= 1);
+        PrintSinkOutput.Mark afterEviction = output.mark();
+        List<PrintedRow> rows =
+                output.awaitRowsSince(
+                        afterEviction,
+                        OUTPUT_TIMEOUT,
+                        "A and B orders after the eviction",
+                        printed ->
+                                countOrders(printed, "A") >= 2 && countOrders(printed, "B") >= 2);
+        assertThat(job.metricValue(TTL_EVICTIONS)).isEqualTo(1.0);
+        assertMatchedOrders(
+                output.rowsSince(start), 1, lastOrderId(rows), Map.of("A", 1.0, "B", 2.0));
+    }
+
+    @Test
+    @Order(7)
+    void section7SavepointAndRestoreInLoadPhase() {
+        savepointAndRestoreInLoadPhase();
+    }
+
+    @Test
+    @Order(8)
+    void section8BatchMode() throws IOException {
+        Path orders = Files.createDirectories(cluster.runDirectory().resolve("orders_b"));
+        Path rates = Files.createDirectories(cluster.runDirectory().resolve("rates_b"));
+        Files.writeString(orders.resolve("o.csv"), ReleaseTestingPlan.ORDERS_B_CSV);
+        Files.writeString(rates.resolve("r.csv"), ReleaseTestingPlan.RATES_B_CSV);
+        String tables =
+                "CREATE TABLE orders_b (order_id BIGINT, currency STRING) WITH (\n"
+                        + "  'connector' = 'filesystem', 'path' = '"
+                        + orders
+                        + "', 'format' = 'csv');\n"
+                        + "CREATE TABLE rates_b  (currency STRING, rate DOUBLE) WITH (\n"
+                        + "  'connector' = 'filesystem', 'path' = '"
+                        + rates
+                        + "', 'format' = 'csv');\n";
+        String leftJoin =
+                "SELECT o.order_id, o.currency, r.rate\n"
+                        + "FROM orders_b AS o\n"
+                        + "LEFT JOIN LATERAL SNAPSHOT("
+                        + "input => TABLE rates_b, state_ttl => INTERVAL '1' HOUR) AS r\n"
+                        + "ON o.currency = r.currency ORDER BY o.order_id, r.rate;\n";
+        String explainInnerJoin =
+                "EXPLAIN SELECT o.order_id, o.currency, r.rate\n"
+                        + "FROM orders_b AS o\n"
+                        + "JOIN LATERAL SNAPSHOT("
+                        + "input => TABLE rates_b, state_ttl => INTERVAL '1' HOUR) AS r\n"
+                        + "ON o.currency = r.currency;\n";
+        String explainRegularJoin =
+                "EXPLAIN SELECT o.order_id, o.currency, r.rate\n"
+                        + "FROM orders_b AS o JOIN rates_b AS r ON o.currency = r.currency;\n";
+        String printed =
+                strip(
+                        sqlClient(
+                                "SET 'execution.runtime-mode' = 'batch';\n"
+                                        + tables
+                                        + leftJoin
+                                        + leftJoin
+                                        + explainInnerJoin
+                                        + explainRegularJoin
+                                        + "RESET 'execution.runtime-mode';\n"));
+
+        List<String> expected =
+                List.of(
+                        "1 | A | 1.0",
+                        "1 | A | 1.5",
+                        "2 | B | 2.0",
+                        "3 | C | NULL",
+                        "4 | A | 1.0",
+                        "4 | A | 1.5");
+        List<String> rows = tableauRows(printed);
+        assertThat(rows).as("both runs, in:%n%s", printed).hasSize(2 * expected.size());
+        assertThat(rows.subList(0, expected.size())).isEqualTo(expected);
+        assertThat(rows.subList(expected.size(), rows.size()))
+                .as("the repeated run")
+                .isEqualTo(expected);
+
+        // The plan expects HashJoin or AdaptiveJoin. For these four-row files Flink 2.3.0 plans
+        // a broadcast NestedLoopJoin, for the regular join too: the check is that both are alike.
+        List<String> plans = optimizedPlans(printed);
+        assertThat(plans).hasSize(2);
+        assertThat(plans.get(0))
+                .contains("Join(joinType=[InnerJoin]")
+                .doesNotContain("LateralSnapshotJoin");
+        assertThat(plans.get(0)).as("the plan of the regular join").isEqualTo(plans.get(1));
+    }
+
+    @Test
+    @Order(9)
+    void tableApiProgramWithFlinkRun() throws IOException {
+        Path tables = cluster.runDirectory().resolve("tables.sql");
+        Files.writeString(tables, ReleaseTestingPlan.tables(buildDirectory));
+        String printed =
+                cluster.flink(
+                        "run",
+                        "--detached",
+                        "--class",
+                        "dev.lateralsnapshot.e2e.programs.TableApiProgram",
+                        System.getProperty("e2e.programs.jar"),
+                        tables.toString(),
+                        insert("JOIN", EQUI, IDLE_TIMEOUT));
+        assertThat(printed)
+                .as("the plans of the Table API join and of the statement")
+                .contains("LateralSnapshotJoin(joinType=[LeftOuterJoin]", JOIN_PLAN);
+        Matcher jobId = Pattern.compile("Submitted job ([0-9a-f]{32})").matcher(printed);
+        assertThat(jobId.find()).as("a submitted job in:%n%s", printed).isTrue();
+        ClusterJob job = new ClusterJob(cluster.rest(), jobId.group(1)).awaitRunning();
+        assertThat(job.joinVertex().path("name").asText()).startsWith("LateralSnapshotJoin[");
+    }
+
+    /**
+     * Section 5's submission: the section 1 query with another condition, at parallelism 2.
+     *
+     * <p>One addition to the plan: at parallelism 2 one build source subtask never reads a file,
+     * and in Flink 2.3.0 it then never sends a watermark either. The build watermark of the join
+     * stays Long.MIN_VALUE, so the idle timeout, which counts from the last advance, never starts,
+     * and no build row ever becomes visible (they wait for the watermark). Flink's idle-source
+     * timeout marks that subtask idle, and the watermark passes it.
+     */
+    private ClusterJob submitAtParallelismTwo(String condition) {
+        return submit(
+                "SET 'parallelism.default' = '2';\n"
+                        + "SET 'table.exec.source.idle-timeout' = '5 s';\n"
+                        + insert("JOIN", condition, IDLE_TIMEOUT)
+                        + "RESET 'table.exec.source.idle-timeout';\n"
+                        + "RESET 'parallelism.default';\n");
+    }
+
+    // ---- the SQL Client's output ----
+
+    /** What an interactive session printed for each statement typed into it. */
+    private List<String> interactiveResults(List<String> statements) {
+        String printed = strip(cluster.sqlClientInteractive(ddl, statements));
+        String[] prompts = printed.split("Flink SQL> ", -1);
+        // The banner before the first prompt, one part per statement, then the one for QUIT.
+        assertThat(prompts)
+                .as("one prompt per statement in:%n%s", printed)
+                .hasSize(statements.size() + 2);
+        List<String> results = new ArrayList<>();
+        for (int i = 1; i <= statements.size(); i++) {
+            results.add(prompts[i]);
+        }
+        return results;
+    }
+
+    /** The optimized physical and execution plans that EXPLAIN printed, one per statement. */
+    private static List<String> optimizedPlans(String printed) {
+        List<String> plans = new ArrayList<>();
+        Matcher plan =
+                Pattern.compile("== Optimized Physical Plan ==(.*?)\\n \\|", Pattern.DOTALL)
+                        .matcher(printed);
+        while (plan.find()) {
+            plans.add(plan.group(1));
+        }
+        return plans;
+    }
+
+    /** The data rows of the tables that the SQL Client printed in tableau mode. */
+    private static List<String> tableauRows(String printed) {
+        List<String> rows = new ArrayList<>();
+        for (String line : printed.split("\n")) {
+            Matcher row = TABLEAU_ROW.matcher(line.trim());
+            if (row.matches() && !row.group(1).equals("order_id")) {
+                rows.add(
+                        row.group(1)
+                                + " | "
+                                + row.group(2)
+                                + " | "
+                                + row.group(3).replace("<NULL>", "NULL"));
+            }
+        }
+        return rows;
+    }
+
+    private static Set<Double> ratesOf(List<PrintedRow> rows, String currency) {
+        return rows.stream()
+                .filter(row -> row.currency().equals(currency))
+                .map(PrintedRow::rate)
+                .collect(Collectors.toSet());
+    }
+
+    private static String strip(String printed) {
+        return ANSI_ESCAPE.matcher(printed).replaceAll("");
+    }
+
+    /** One statement of section 4 and what the SQL Client must answer to it. */
+    private record Step(String statement, Outcome outcome) {}
+
+    /** What the SQL Client must answer to one statement of section 4. */
+    private static final class Outcome {
+        private final String error;
+        private final String planFragment;
+
+        private Outcome(String error, String planFragment) {
+            this.error = error;
+            this.planFragment = planFragment;
+        }
+
+        static Outcome succeeds() {
+            return new Outcome(null, null);
+        }
+
+        static Outcome rejected(String error) {
+            return new Outcome(error, null);
+        }
+
+        static Outcome plans(String planFragment) {
+            return new Outcome(null, planFragment);
+        }
+
+        void check(SoftAssertions answers, String statement, String printed) {
+            if (error != null) {
+                answers.assertThat(printed)
+                        .as("answer to %s", statement)
+                        .contains(SQL_ERROR, error);
+            } else {
+                answers.assertThat(printed).as("answer to %s", statement).doesNotContain("[ERROR]");
+                if (planFragment != null) {
+                    answers.assertThat(printed).as("plan of %s", statement).contains(planFragment);
+                }
+            }
+        }
+    }
+}
