@@ -147,7 +147,10 @@ class FlinkPlannerInternalsTest {
                                                 + " SNAPSHOT(input => TABLE rates, on_time =>"
                                                 + " DESCRIPTOR(update_time)) AS r"
                                                 + " ON o.currency = r.currency"));
-        assertThat(error.getCause())
+        assertThat(error.getSuppressed())
+                .as("the rethrown error keeps Flink's as suppressed")
+                .hasSize(1);
+        assertThat(error.getSuppressed()[0])
                 .as(
                         "Flink's changelog mode inference no longer rejects an updating probe"
                                 + " input with a message that starts with '%s', which"
