@@ -16,6 +16,7 @@ package dev.lateralsnapshot;
 
 import dev.lateralsnapshot.planner.FlinkPlannerInternals;
 import dev.lateralsnapshot.planner.functions.LateralSnapshotOperatorTable;
+import dev.lateralsnapshot.planner.functions.SnapshotArguments;
 import dev.lateralsnapshot.planner.functions.SnapshotProcessTableFunction;
 import dev.lateralsnapshot.planner.functions.SnapshotTableFunction;
 import dev.lateralsnapshot.planner.module.LateralSnapshotModule;
@@ -43,7 +44,6 @@ import java.util.List;
 import static org.apache.flink.table.api.Expressions.$;
 import static org.apache.flink.table.api.Expressions.descriptor;
 import static org.apache.flink.table.api.Expressions.lit;
-import static org.apache.flink.util.Preconditions.checkArgument;
 import static org.apache.flink.util.Preconditions.checkNotNull;
 
 /**
@@ -236,7 +236,8 @@ public final class LateralSnapshot {
          * processing time ({@code load_completed_idle_timeout}). Default: none.
          */
         public Builder loadCompletedIdleTimeout(Duration timeout) {
-            this.loadCompletedIdleTimeout = checkNonNegative(timeout, "load completion timeout");
+            this.loadCompletedIdleTimeout =
+                    checkNonNegative(timeout, SnapshotTableFunction.LOAD_COMPLETED_IDLE_TIMEOUT);
             return this;
         }
 
@@ -245,7 +246,7 @@ public final class LateralSnapshot {
          * Default: {@code table.exec.state.ttl}.
          */
         public Builder stateTtl(Duration ttl) {
-            this.stateTtl = checkNonNegative(ttl, "state TTL");
+            this.stateTtl = checkNonNegative(ttl, SnapshotTableFunction.STATE_TTL);
             return this;
         }
 
@@ -281,9 +282,12 @@ public final class LateralSnapshot {
             return snapshot.dropColumns($(columns.get(columns.size() - 1)));
         }
 
-        private static Duration checkNonNegative(Duration duration, String what) {
-            checkNotNull(duration, "The %s must not be null.", what);
-            checkArgument(!duration.isNegative(), "The %s must not be negative.", what);
+        /** Rejects a negative duration as the SQL argument is rejected, with the same words. */
+        private static Duration checkNonNegative(Duration duration, String argument) {
+            checkNotNull(duration, "The %s must not be null.", argument);
+            if (duration.isNegative()) {
+                throw SnapshotArguments.negativeDuration(argument, duration.toMillis());
+            }
             return duration;
         }
     }

@@ -15,13 +15,20 @@
 package dev.lateralsnapshot.planner.functions;
 
 import dev.lateralsnapshot.planner.FlinkPlannerInternals;
+import dev.lateralsnapshot.planner.plan.utils.LateralSnapshotUtil;
 
+import org.apache.calcite.sql.SqlCall;
+import org.apache.calcite.sql.SqlFunction;
 import org.apache.calcite.sql.SqlFunctionCategory;
 import org.apache.calcite.sql.SqlIdentifier;
+import org.apache.calcite.sql.SqlKind;
+import org.apache.calcite.sql.SqlNode;
 import org.apache.calcite.sql.SqlOperator;
 import org.apache.calcite.sql.SqlOperatorTable;
 import org.apache.calcite.sql.SqlSyntax;
+import org.apache.calcite.sql.type.ReturnTypes;
 import org.apache.calcite.sql.validate.SqlNameMatcher;
+import org.apache.calcite.sql.validate.SqlValidator;
 
 import javax.annotation.Nullable;
 
@@ -59,7 +66,35 @@ public final class LateralSnapshotOperatorTable implements SqlOperatorTable {
                             FlinkPlannerInternals.bridgedFunction(operator)
                                     .filter(SnapshotProcessTableFunction::isSnapshotFunction)
                                     .isPresent());
-            operatorList.add(SnapshotTableFunction.INSTANCE);
+            operatorList.add(
+                    category == SqlFunctionCategory.USER_DEFINED_FUNCTION
+                            ? MisplacedSnapshotCall.INSTANCE
+                            : SnapshotTableFunction.INSTANCE);
+        }
+    }
+
+    /**
+     * SNAPSHOT called like a scalar function (in a SELECT list or a condition), which the parser
+     * looks up as a user-defined function rather than a table function. It fails before the
+     * validator expands its operands, where the DESCRIPTOR would give a misleading unknown column.
+     */
+    private static final class MisplacedSnapshotCall extends SqlFunction {
+
+        static final MisplacedSnapshotCall INSTANCE = new MisplacedSnapshotCall();
+
+        private MisplacedSnapshotCall() {
+            super(
+                    SnapshotTableFunction.NAME,
+                    SqlKind.OTHER_FUNCTION,
+                    ReturnTypes.CURSOR,
+                    null,
+                    null,
+                    SqlFunctionCategory.USER_DEFINED_FUNCTION);
+        }
+
+        @Override
+        public SqlNode rewriteCall(SqlValidator validator, SqlCall call) {
+            throw LateralSnapshotUtil.misplacedSnapshot(true);
         }
     }
 

@@ -151,12 +151,17 @@ public final class SnapshotArguments {
                     String.format("Argument '%s' of %s must not be NULL.", name, NAME));
         }
         if (nonNegative && value < 0) {
-            throw new ValidationException(
-                    String.format(
-                            "Argument '%s' of %s must not be negative, but was %d ms.",
-                            name, NAME, value));
+            throw negativeDuration(name, value);
         }
         return OptionalLong.of(value);
+    }
+
+    /** The error for a negative interval argument, in SQL and in the Table API builder. */
+    public static ValidationException negativeDuration(String argument, long millis) {
+        return new ValidationException(
+                String.format(
+                        "Argument '%s' of %s must not be negative, but was %d ms.",
+                        argument, NAME, millis));
     }
 
     /** The literal the operand folds to; null if it is not a constant. */

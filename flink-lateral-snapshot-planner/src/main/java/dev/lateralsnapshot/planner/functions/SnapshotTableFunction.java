@@ -14,6 +14,8 @@
 
 package dev.lateralsnapshot.planner.functions;
 
+import dev.lateralsnapshot.planner.plan.utils.LateralSnapshotUtil;
+
 import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.planner.calcite.FlinkTypeFactory;
 import org.apache.flink.table.types.logical.LogicalType;
@@ -31,6 +33,7 @@ import org.apache.calcite.sql.SqlFunctionCategory;
 import org.apache.calcite.sql.SqlIdentifier;
 import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlNode;
+import org.apache.calcite.sql.SqlNodeList;
 import org.apache.calcite.sql.SqlOperator;
 import org.apache.calcite.sql.SqlOperandCountRange;
 import org.apache.calcite.sql.SqlTableFunction;
@@ -42,6 +45,7 @@ import org.apache.calcite.sql.type.SqlTypeFamily;
 import org.apache.calcite.sql.type.SqlTypeName;
 import org.apache.calcite.sql.validate.SqlNameMatcher;
 import org.apache.calcite.sql.validate.SqlValidator;
+import org.apache.calcite.sql.validate.SqlValidatorScope;
 
 import javax.annotation.Nullable;
 
@@ -192,6 +196,16 @@ public final class SnapshotTableFunction extends SqlFunction implements SqlTable
                                     + " rates', but was '%s'.",
                             INPUT, NAME, INPUT, input));
         }
+        if (input.getKind() == SqlKind.SET_SEMANTICS_TABLE
+                && (isNonEmptyList(((SqlCall) input).operand(1))
+                        || isNonEmptyList(((SqlCall) input).operand(2)))) {
+            throw new ValidationException(
+                    String.format(
+                            "Argument '%s' of %s takes no PARTITION BY or ORDER BY: the join"
+                                    + " partitions the build side by the equality keys of its ON"
+                                    + " clause and orders its changes by '%s'.",
+                            INPUT, NAME, ON_TIME));
+        }
         SqlNode onTime = arguments[ON_TIME_POSITION];
         if (onTime != null && !isDefault(onTime) && onTimeColumn(onTime) == null) {
             throw new ValidationException(
@@ -200,6 +214,10 @@ public final class SnapshotTableFunction extends SqlFunction implements SqlTable
                                     + " '%s => DESCRIPTOR(update_time)', but was '%s'.",
                             ON_TIME, NAME, ON_TIME, onTime));
         }
+    }
+
+    private static boolean isNonEmptyList(SqlNode node) {
+        return node instanceof SqlNodeList && !((SqlNodeList) node).isEmpty();
     }
 
     private static boolean isNamedArgument(SqlNode operand) {

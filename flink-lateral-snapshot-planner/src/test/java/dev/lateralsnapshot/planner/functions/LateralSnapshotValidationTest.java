@@ -121,7 +121,9 @@ class LateralSnapshotValidationTest {
                         + " ON o.currency = r.currency",
                 "SELECT * FROM orders WHERE currency IN (SELECT currency FROM TABLE("
                         + SNAPSHOT_RATES
-                        + "))"
+                        + "))",
+                "SELECT " + SNAPSHOT_RATES + " FROM orders",
+                "SELECT order_id FROM orders WHERE " + SNAPSHOT_RATES + " IS NOT NULL"
             })
     void snapshotOutsideTheBuildSideOfALateralJoin(String query) {
         assertRejectedWithPrefix(
@@ -129,6 +131,19 @@ class LateralSnapshotValidationTest {
                 ValidationException.class,
                 "The SNAPSHOT function can only be used as the build side (right-hand side) of a"
                         + " LATERAL join. ");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"PARTITION BY currency", "ORDER BY update_time"})
+    void inputWithPartitionOrOrder(String clause) {
+        assertRejected(
+                fragment(
+                        "JOIN LATERAL SNAPSHOT(input => TABLE rates "
+                                + clause
+                                + ", on_time => DESCRIPTOR(update_time)) AS r"),
+                "Argument 'input' of SNAPSHOT takes no PARTITION BY or ORDER BY: the join"
+                        + " partitions the build side by the equality keys of its ON clause and"
+                        + " orders its changes by 'on_time'.");
     }
 
     @Test

@@ -101,6 +101,14 @@ public final class LateralSnapshotUtil {
         return RelOptUtil.createCastRel(input, snapshotScan.getRowType(), true);
     }
 
+    /** The error for SNAPSHOT anywhere but as the build side of a LATERAL join. */
+    public static ValidationException misplacedSnapshot(boolean sql) {
+        return new ValidationException(
+                "The SNAPSHOT function can only be used as the build side (right-hand side) of a"
+                        + " LATERAL join. For example: "
+                        + (sql ? SQL_EXAMPLE : TABLE_API_EXAMPLE));
+    }
+
     /**
      * Fails for any {@code SNAPSHOT} scan the rules left in the plan: the function only has a
      * meaning as the build side of a LATERAL join.
@@ -110,12 +118,7 @@ public final class LateralSnapshotUtil {
             @Override
             public void visit(RelNode node, int ordinal, RelNode parent) {
                 if (isSnapshotScan(node)) {
-                    throw new ValidationException(
-                            "The SNAPSHOT function can only be used as the build side (right-hand"
-                                    + " side) of a LATERAL join. For example: "
-                                    + (isSqlSnapshotScan((TableFunctionScan) node)
-                                            ? SQL_EXAMPLE
-                                            : TABLE_API_EXAMPLE));
+                    throw misplacedSnapshot(isSqlSnapshotScan((TableFunctionScan) node));
                 }
                 super.visit(node, ordinal, parent);
             }
