@@ -89,7 +89,9 @@ import static org.apache.flink.util.Preconditions.checkNotNull;
  * a probe row sees an update either not at all or whole. An update pair (a -U followed by its +U
  * on the same join key) is applied as one change at the time of its +U: the -U carries the old
  * row's time, and applying it alone would leave the key without a row until the +U's time. A -U
- * whose +U has not arrived when the watermark passes the -U's own time is applied alone. A change
+ * whose +U does not come (an update that changes the join key sends it elsewhere) is applied alone
+ * when the next change of its key arrives or when the watermark has passed both its own time and
+ * the latest build time seen when it arrived. A change
  * that arrives when the watermark has already passed its time is applied at once (every pending
  * change has a later time); such an insert or update is late and counted in {@link
  * #NUM_LATE_BUILD_SIDE_RECORDS} (a retraction is not: it carries the time of the row it
@@ -158,6 +160,7 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
     static final String MAX_BUILD_TIME_STATE = "max-build-time";
     static final String STATE_TTL_CLOCK_STATE = "state-ttl-clock";
     static final String PROBE_BUFFER_STATE = "probe-buffer";
+    static final String PROBE_BUFFER_SEQUENCE_STATE = "probe-buffer-sequence";
     static final String PENDING_BUILD_CHANGES_STATE = "pending-build-changes";
     static final String HELD_UPDATE_BEFORE_STATE = "held-update-before";
     static final String HELD_UPDATE_BEFORE_TIMES_STATE = "held-update-before-times";
@@ -194,11 +197,29 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
     private transient boolean joinPhase;
     private transient boolean restoredFromLoadingSubtask;
     private transient boolean restoredProbeRowsToDrain;
-    private transient ListState<RowData> probeBuffer;
+    /**
+     * Buffered probe rows by a sequence number, not a list: the flip then streams the rows of a
+     * key from the state backend instead of reading a hot key's whole buffer into memory.
+     */
+    private transient MapState<Long, RowData> probeBuffer;
+    /** The next sequence number; unique in the subtask and, after a restore, above all restored. */
+    private transient long probeBufferSequence;
+    private transient ListState<Long> probeBufferSequenceState;
     private transient InternalListState<Object, Long, RowData> pendingChanges;
     private transient InternalListState<Object, Long, RowData> heldUpdateBefore;
-    private transient MapState<Long, Boolean> heldUpdateBeforeTimes;
+    /** Per key: the times that hold -U rows, each with the watermark that lets them go alone. */
+    private transient MapState<Long, Long> heldUpdateBeforeTimes;
     private transient long heldUpdateBeforeCount;
+    /**
+     * When not null, every held -U row of the whole subtask belongs to this key and has the time
+     * {@link #soleHeldUpdateBeforeTime}. It is the common case (a -U followed by its +U), and it
+     * lets a change of any key find its held -U rows without iterating a map state, which on
+     * RocksDB seeks over the tombstones of every -U released before. Null when unknown (after a
+     * restore, or once -U rows of several keys or times are held): then the map state is read.
+     */
+    @Nullable private transient Object soleHeldUpdateBeforeKey;
+
+    private transient long soleHeldUpdateBeforeTime;
     @Nullable private transient ValueState<Long> lastProbeAccess;
     private transient BuildSideState buildSide;
     private transient InternalTimerService<Long> buildChangeTimers;
@@ -329,6 +350,15 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
         for (Long time : maxBuildTimeState.get()) {
             maxBuildTime = Math.max(maxBuildTime, time);
         }
+        probeBufferSequenceState =
+                context.getOperatorStateStore()
+                        .getUnionListState(
+                                new ListStateDescriptor<>(
+                                        PROBE_BUFFER_SEQUENCE_STATE, LongSerializer.INSTANCE));
+        probeBufferSequence = 0;
+        for (Long sequence : probeBufferSequenceState.get()) {
+            probeBufferSequence = Math.max(probeBufferSequence, sequence);
+        }
         restoredFromLoadingSubtask = anyJoin && anyLoad;
         phaseState.update(Collections.singletonList(joinPhase ? JOIN_PHASE : LOAD_PHASE));
 
@@ -357,7 +387,9 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
     public void open() throws Exception {
         super.open();
         KeyedStateStore store = checkNotNull(getKeyedStateStore(), "The join must be keyed.");
-        probeBuffer = store.getListState(new ListStateDescriptor<>(PROBE_BUFFER_STATE, probeType));
+        probeBuffer =
+                store.getMapState(
+                        new MapStateDescriptor<>(PROBE_BUFFER_STATE, Types.LONG, probeType));
         pendingChanges =
                 (InternalListState<Object, Long, RowData>)
                         getKeyedStateBackend()
@@ -377,7 +409,7 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
         heldUpdateBeforeTimes =
                 store.getMapState(
                         new MapStateDescriptor<>(
-                                HELD_UPDATE_BEFORE_TIMES_STATE, Types.LONG, Types.BOOLEAN));
+                                HELD_UPDATE_BEFORE_TIMES_STATE, Types.LONG, Types.LONG));
         buildSide = BuildSideState.create(buildSideLayout, store, buildType);
         buildChangeTimers =
                 getInternalTimerService(
@@ -443,6 +475,7 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
     public void snapshotState(StateSnapshotContext context) throws Exception {
         super.snapshotState(context);
         maxBuildTimeState.update(Collections.singletonList(maxBuildTime));
+        probeBufferSequenceState.update(Collections.singletonList(probeBufferSequence));
         if (ttlClockState != null) {
             ttlClockState.update(Collections.singletonList(ttlNow()));
         }
@@ -487,7 +520,7 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
     public void processElement1(StreamRecord<RowData> record) throws Exception {
         RowData probeRow = record.getValue();
         if (!joinPhase) {
-            probeBuffer.add(probeRow);
+            probeBuffer.put(probeBufferSequence++, probeRow);
             probeRowsBuffered++;
             return;
         }
@@ -641,7 +674,11 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
         // The output follows the probe side only; the build side's status does not reach it.
         if (inputIndex == 0 && probeIdle != status.isIdle()) {
             probeIdle = status.isIdle();
-            output.emitWatermarkStatus(status);
+            // In the load phase the output holds its watermark back and stays active: an idle
+            // output would drop the watermark released at the flip. The flip passes IDLE on.
+            if (joinPhase) {
+                output.emitWatermarkStatus(status);
+            }
         }
     }
 
@@ -670,23 +707,76 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
 
     /**
      * Holds a -U until the next change of its key: its +U, which it is applied with, or anything
-     * else, which lets it go alone. The timer at its own time lets it go alone should nothing come
-     * by then.
+     * else, which lets it go alone. Should nothing come, a watermark lets it go alone once it has
+     * passed both the -U's own time and the latest build time seen so far: a watermark reaches the
+     * latest time only after the rows that carry it, so the +U that follows its -U arrives first.
+     * The -U's own time alone would not do: it is the old row's, and right after a restore a
+     * watermark that reaches it can come between the -U and its +U.
      */
     private void holdUpdateBefore(long time, RowData updateBefore) throws Exception {
+        long releaseAt = Math.max(time, maxBuildTime);
         heldUpdateBefore.setCurrentNamespace(time);
         heldUpdateBefore.add(updateBefore);
-        heldUpdateBeforeTimes.put(time, Boolean.TRUE);
+        Long earlierReleaseAt = heldUpdateBeforeTimes.get(time);
+        if (earlierReleaseAt == null || earlierReleaseAt < releaseAt) {
+            heldUpdateBeforeTimes.put(time, releaseAt);
+        }
+        Object key = getCurrentKey();
+        if (heldUpdateBeforeCount == 0) {
+            soleHeldUpdateBeforeKey = key;
+            soleHeldUpdateBeforeTime = time;
+        } else if (soleHeldUpdateBeforeKey != null
+                && (soleHeldUpdateBeforeTime != time || !isSoleHeldKey(key))) {
+            soleHeldUpdateBeforeKey = null;
+        }
         heldUpdateBeforeCount++;
-        buildChangeTimers.registerEventTimeTimer(time, time);
+        buildChangeTimers.registerEventTimeTimer(time, releaseAt);
+    }
+
+    /** Whether a key is the sole held key; keys of another class are never taken as equal. */
+    private boolean isSoleHeldKey(Object key) {
+        return soleHeldUpdateBeforeKey.getClass() == key.getClass()
+                && soleHeldUpdateBeforeKey.equals(key);
+    }
+
+    /**
+     * Whether the current key surely holds no -U row of the given time (any time when null),
+     * known without reading state.
+     */
+    private boolean surelyHoldsNoUpdateBefore(@Nullable Long time) {
+        if (heldUpdateBeforeCount == 0) {
+            return true;
+        }
+        if (soleHeldUpdateBeforeKey == null) {
+            return false;
+        }
+        Object key = getCurrentKey();
+        if (soleHeldUpdateBeforeKey.getClass() != key.getClass()) {
+            return false;
+        }
+        return !soleHeldUpdateBeforeKey.equals(key)
+                || (time != null && time != soleHeldUpdateBeforeTime);
     }
 
     /** Removes and returns the held -U rows of the current key, in arrival order per time. */
     private List<RowData> takeHeldUpdateBefore() throws Exception {
-        if (heldUpdateBeforeCount == 0) {
+        if (surelyHoldsNoUpdateBefore(null)) {
             return Collections.emptyList();
         }
         List<RowData> rows = new ArrayList<>();
+        if (soleHeldUpdateBeforeKey != null) {
+            // The current key holds every held -U row, all of one time: no map iteration.
+            heldUpdateBefore.setCurrentNamespace(soleHeldUpdateBeforeTime);
+            Iterable<RowData> held = heldUpdateBefore.get();
+            if (held != null) {
+                held.forEach(rows::add);
+            }
+            heldUpdateBefore.clear();
+            heldUpdateBeforeTimes.remove(soleHeldUpdateBeforeTime);
+            heldUpdateBeforeCount -= rows.size();
+            soleHeldUpdateBeforeKey = null;
+            return rows;
+        }
         for (Long time : heldUpdateBeforeTimes.keys()) {
             heldUpdateBefore.setCurrentNamespace(time);
             Iterable<RowData> held = heldUpdateBefore.get();
@@ -701,9 +791,16 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
         return rows;
     }
 
-    /** Applies the held -U rows of the current key and the given time alone. */
-    private void releaseHeldUpdateBefore(long time) throws Exception {
-        if (heldUpdateBeforeCount == 0 || !heldUpdateBeforeTimes.contains(time)) {
+    /**
+     * Applies the held -U rows of the current key and the given time alone, once the watermark
+     * has reached the time that lets them go.
+     */
+    private void releaseHeldUpdateBefore(long time, long watermark) throws Exception {
+        if (surelyHoldsNoUpdateBefore(time)) {
+            return;
+        }
+        Long releaseAt = heldUpdateBeforeTimes.get(time);
+        if (releaseAt == null || releaseAt > watermark) {
             return;
         }
         heldUpdateBefore.setCurrentNamespace(time);
@@ -734,9 +831,9 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
                 }
                 pendingChanges.clear();
             }
-            // A held -U whose +U has not come by its own time is applied alone, after the changes
-            // of that time, which arrived before it.
-            releaseHeldUpdateBefore(time);
+            // A held -U whose +U has not come is applied alone, after the changes of its time,
+            // which arrived before it.
+            releaseHeldUpdateBefore(time, timer.getTimestamp());
         }
 
         @Override
@@ -822,6 +919,9 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
         if (probeWatermark != Long.MIN_VALUE) {
             output.emitWatermark(new Watermark(probeWatermark));
         }
+        if (probeIdle) {
+            output.emitWatermarkStatus(WatermarkStatus.IDLE);
+        }
     }
 
     private void drainRestoredProbeRows() throws Exception {
@@ -841,12 +941,9 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
         long joined = 0;
         for (Object key : keysOf(PROBE_BUFFER_STATE)) {
             setCurrentKey(key);
-            Iterable<RowData> rows = probeBuffer.get();
-            if (rows != null) {
-                for (RowData row : rows) {
-                    joinProbeRow(row);
-                    joined++;
-                }
+            for (RowData row : probeBuffer.values()) {
+                joinProbeRow(row);
+                joined++;
             }
             probeBuffer.clear();
         }

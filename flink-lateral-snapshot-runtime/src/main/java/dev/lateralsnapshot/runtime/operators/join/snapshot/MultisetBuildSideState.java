@@ -19,7 +19,9 @@ import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 
 import java.util.Iterator;
 import java.util.Map;
@@ -34,9 +36,20 @@ final class MultisetBuildSideState extends BuildSideState {
     static final String STATE_NAME = "build-rows";
 
     private final MapState<RowData, Integer> rows;
+    private final RowDataSerializer serializer;
 
     MultisetBuildSideState(KeyedStateStore store, InternalTypeInfo<RowData> buildType) {
         this.rows = store.getMapState(new MapStateDescriptor<>(STATE_NAME, buildType, Types.INT));
+        this.serializer = buildType.toRowSerializer();
+    }
+
+    /**
+     * Rows are compared as binary rows: a heap state backend matches map keys with {@code
+     * equals}, which holds between two binary rows but not between a binary row restored from a
+     * snapshot and an equal row of another class. Rows from the network are binary already.
+     */
+    private RowData binary(RowData row) {
+        return row instanceof BinaryRowData ? row : serializer.toBinaryRow(row).copy();
     }
 
     @Override
@@ -46,20 +59,22 @@ final class MultisetBuildSideState extends BuildSideState {
 
     @Override
     void add(RowData row) throws Exception {
-        Integer count = rows.get(row);
-        rows.put(row, count == null ? 1 : count + 1);
+        RowData key = binary(row);
+        Integer count = rows.get(key);
+        rows.put(key, count == null ? 1 : count + 1);
     }
 
     @Override
     boolean retract(RowData row) throws Exception {
-        Integer count = rows.get(row);
+        RowData key = binary(row);
+        Integer count = rows.get(key);
         if (count == null) {
             return false;
         }
         if (count == 1) {
-            rows.remove(row);
+            rows.remove(key);
         } else {
-            rows.put(row, count - 1);
+            rows.put(key, count - 1);
         }
         return true;
     }

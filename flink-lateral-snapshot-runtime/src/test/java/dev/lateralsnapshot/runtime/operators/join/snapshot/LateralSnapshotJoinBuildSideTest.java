@@ -206,6 +206,51 @@ class LateralSnapshotJoinBuildSideTest extends LateralSnapshotJoinTestBase {
     }
 
     @TestTemplate
+    void heldUpdateBeforeOfOneKeyIsNotTakenByChangesOfOtherKeys() throws Exception {
+        // A -U waits for the next change of its own key only, whether it is the only held -U of
+        // the subtask or one of several keys and times.
+        try (JoinHarness harness = harness(join().leftOuterJoin())) {
+            harness.open();
+            harness.processElement2(insert("A", 1, 10));
+            harness.processElement2(insert("B", 1, 11));
+            harness.processWatermark2(watermark(LOAD_COMPLETED_TIME));
+
+            // The only held -U, on A; changes of C and D pass it by; A's +U takes it.
+            harness.processElement2(updateBefore("A", 1, 10));
+            harness.processElement2(insert("C", 1, 101));
+            harness.processElement2(updateAfter("D", 1, 102));
+            harness.processElement2(updateAfter("A", 2, 103));
+            harness.processWatermark2(watermark(103));
+            harness.processElement1(probe("o1", "A"));
+            harness.processElement1(probe("o2", "B"));
+
+            // Held -U rows of two keys at once; each key's +U takes its own.
+            harness.processElement2(updateBefore("A", 2, 103));
+            harness.processElement2(updateBefore("B", 1, 11));
+            harness.processElement2(updateAfter("B", 3, 110));
+            harness.processElement1(probe("o3", "A"));
+            harness.processElement2(updateAfter("A", 3, 111));
+            harness.processWatermark2(watermark(111));
+            harness.processElement1(probe("o4", "A"));
+            harness.processElement1(probe("o5", "B"));
+            harness.processElement1(probe("o6", "C"));
+            harness.processElement1(probe("o7", "D"));
+
+            assertThat(harness.takeOutput())
+                    .containsExactly(
+                            joined("o1", "A", 2, 103),
+                            joined("o2", "B", 1, 11),
+                            joined("o3", "A", 2, 103),
+                            joined("o4", "A", 3, 111),
+                            joined("o5", "B", 3, 110),
+                            joined("o6", "C", 1, 101),
+                            joined("o7", "D", 1, 102));
+            assertThat(harness.counter("numUnmatchedBuildRetractions")).isZero();
+            assertThat(harness.counter("numBuildSideChangesApplied")).isEqualTo(10L);
+        }
+    }
+
+    @TestTemplate
     void deleteRemovesRow() throws Exception {
         try (JoinHarness harness = harness(join().leftOuterJoin())) {
             harness.open();

@@ -44,6 +44,34 @@ class LateralSnapshotJoinRestoreTest extends LateralSnapshotJoinTestBase {
     private static final List<String> KEYS_OF_SUBTASK_1 = keysOfSubtask(1);
 
     @TestTemplate
+    void updatePairStaysAtomicWhenTheFirstWatermarkAfterRestoreFollowsTheUpdateBefore()
+            throws Exception {
+        OperatorSubtaskState snapshot;
+        try (JoinHarness harness = harness(join().leftOuterJoin())) {
+            harness.open();
+            harness.processElement2(insert("A", 1, 10));
+            harness.processElement2(insert("Z", 0, 90));
+            harness.processWatermark2(watermark(LOAD_COMPLETED_TIME));
+            snapshot = harness.snapshot(1L, 1L);
+        }
+        try (JoinHarness harness = harness(join().leftOuterJoin())) {
+            harness.initializeState(snapshot);
+            harness.open();
+            // The restored job knows no build watermark. A watermark assigner that emits right
+            // after the -U (with the old row's time) must not let the -U go without its +U.
+            harness.processElement2(updateBefore("A", 1, 10));
+            harness.processWatermark2(watermark(10));
+            harness.processElement1(probe("o1", "A"));
+            harness.processElement2(updateAfter("A", 2, 200));
+            harness.processWatermark2(watermark(200));
+            harness.processElement1(probe("o2", "A"));
+
+            assertThat(harness.takeOutput())
+                    .containsExactly(joined("o1", "A", 1, 10), joined("o2", "A", 2, 200));
+        }
+    }
+
+    @TestTemplate
     void restoresInLoadPhaseAndEmitsBufferedRowsAtFlip() throws Exception {
         OperatorSubtaskState snapshot;
         try (JoinHarness harness = harness(join())) {

@@ -15,7 +15,6 @@
 package dev.lateralsnapshot.runtime.operators.join.snapshot;
 
 import org.apache.flink.api.common.typeutils.TypeSerializer;
-import org.apache.flink.api.common.typeutils.base.BooleanSerializer;
 import org.apache.flink.api.common.typeutils.base.IntSerializer;
 import org.apache.flink.api.common.typeutils.base.ListSerializer;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
@@ -68,7 +67,9 @@ class LateralSnapshotJoinStateLayoutTest extends LateralSnapshotJoinTestBase {
         OperatorSubtaskState[] snapshots = snapshotsWithStateOfEveryKind(join().stateTtl(1000));
 
         Map<String, StateMetaInfoSnapshot> operatorState = operatorStateMetaInfo(snapshots);
-        assertThat(operatorState).containsOnlyKeys("phase", "max-build-time", "state-ttl-clock");
+        assertThat(operatorState)
+                .containsOnlyKeys(
+                        "phase", "max-build-time", "probe-buffer-sequence", "state-ttl-clock");
         StateMetaInfoSnapshot phase = operatorState.get("phase");
         assertThat(phase.getOption(CommonOptionsKeys.OPERATOR_STATE_DISTRIBUTION_MODE))
                 .isEqualTo("UNION");
@@ -78,6 +79,13 @@ class LateralSnapshotJoinStateLayoutTest extends LateralSnapshotJoinTestBase {
         assertThat(maxBuildTime.getOption(CommonOptionsKeys.OPERATOR_STATE_DISTRIBUTION_MODE))
                 .isEqualTo("UNION");
         assertThat(serializer(maxBuildTime, CommonSerializerKeys.VALUE_SERIALIZER))
+                .isEqualTo(LongSerializer.INSTANCE);
+        StateMetaInfoSnapshot probeBufferSequence = operatorState.get("probe-buffer-sequence");
+        assertThat(
+                        probeBufferSequence.getOption(
+                                CommonOptionsKeys.OPERATOR_STATE_DISTRIBUTION_MODE))
+                .isEqualTo("UNION");
+        assertThat(serializer(probeBufferSequence, CommonSerializerKeys.VALUE_SERIALIZER))
                 .isEqualTo(LongSerializer.INSTANCE);
         StateMetaInfoSnapshot ttlClock = operatorState.get("state-ttl-clock");
         assertThat(ttlClock.getOption(CommonOptionsKeys.OPERATOR_STATE_DISTRIBUTION_MODE))
@@ -100,9 +108,9 @@ class LateralSnapshotJoinStateLayoutTest extends LateralSnapshotJoinTestBase {
                         "_timer_state/processing_state-ttl-timers");
         assertKeyedState(
                 keyedState.get("probe-buffer"),
-                "LIST",
+                "MAP",
                 VoidNamespaceSerializer.INSTANCE,
-                new ListSerializer<>(PROBE_ROW_SERIALIZER));
+                new MapSerializer<>(LongSerializer.INSTANCE, PROBE_ROW_SERIALIZER));
         // Namespaced by the change time: the timers carry it too.
         assertKeyedState(
                 keyedState.get("pending-build-changes"),
@@ -118,7 +126,7 @@ class LateralSnapshotJoinStateLayoutTest extends LateralSnapshotJoinTestBase {
                 keyedState.get("held-update-before-times"),
                 "MAP",
                 VoidNamespaceSerializer.INSTANCE,
-                new MapSerializer<>(LongSerializer.INSTANCE, BooleanSerializer.INSTANCE));
+                new MapSerializer<>(LongSerializer.INSTANCE, LongSerializer.INSTANCE));
         assertKeyedState(
                 keyedState.get("build-rows"),
                 "MAP",
