@@ -90,10 +90,10 @@ import static org.apache.flink.util.Preconditions.checkNotNull;
  * on the same join key) is applied as one change at the time of its +U: the -U carries the old
  * row's time, and applying it alone would leave the key without a row until the +U's time. A -U
  * whose +U does not come (an update that changes the join key sends it elsewhere) is applied alone
- * when the next change of its key arrives or when the watermark has passed both its own time and
- * the latest build time seen when it arrived. A change
- * that arrives when the watermark has already passed its time is applied at once (every pending
- * change has a later time); such an insert or update is late and counted in {@link
+ * when the next change of its key arrives, or when the watermark has reached its own time and
+ * gone past the latest build time seen when it arrived. A change that arrives when the watermark
+ * has already passed its time is applied at once (every pending change has a later time); such an
+ * insert or update is late and counted in {@link
  * #NUM_LATE_BUILD_SIDE_RECORDS} (a retraction is not: it carries the time of the row it
  * retracts). A change without a time (the key-only delete of an upsert source, say) is ordered
  * after every change that arrived before it.
@@ -708,13 +708,15 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
     /**
      * Holds a -U until the next change of its key: its +U, which it is applied with, or anything
      * else, which lets it go alone. Should nothing come, a watermark lets it go alone once it has
-     * passed both the -U's own time and the latest build time seen so far: a watermark reaches the
-     * latest time only after the rows that carry it, so the +U that follows its -U arrives first.
-     * The -U's own time alone would not do: it is the old row's, and right after a restore a
-     * watermark that reaches it can come between the -U and its +U.
+     * passed both the -U's own time and the latest build time seen so far: a watermark goes past
+     * the latest time only after a later row, so the +U that follows its -U arrives first. The
+     * -U's own time alone would not do: it is the old row's, and right after a restore a watermark
+     * that reaches it can come between the -U and its +U. Nor would reaching the latest time: a
+     * periodic watermark that equals it can come between them too.
      */
     private void holdUpdateBefore(long time, RowData updateBefore) throws Exception {
-        long releaseAt = Math.max(time, maxBuildTime);
+        long releaseAt =
+                Math.max(time, maxBuildTime == Long.MAX_VALUE ? maxBuildTime : maxBuildTime + 1);
         heldUpdateBefore.setCurrentNamespace(time);
         heldUpdateBefore.add(updateBefore);
         Long earlierReleaseAt = heldUpdateBeforeTimes.get(time);

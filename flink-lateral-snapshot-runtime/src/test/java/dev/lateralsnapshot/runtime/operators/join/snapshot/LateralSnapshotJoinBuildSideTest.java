@@ -175,6 +175,29 @@ class LateralSnapshotJoinBuildSideTest extends LateralSnapshotJoinTestBase {
     }
 
     @TestTemplate
+    void updatePairStaysWholeWhenAWatermarkAtTheLatestBuildTimeComesBetween() throws Exception {
+        // A periodic watermark is the latest time the source has seen; it can come between a -U
+        // and its +U when a source emits them as two records.
+        try (JoinHarness harness = harness(join().leftOuterJoin())) {
+            harness.open();
+            harness.processElement2(insert("A", 1, 10));
+            harness.processWatermark2(watermark(LOAD_COMPLETED_TIME));
+            harness.processElement2(insert("C", 3, 150));
+
+            harness.processElement2(updateBefore("A", 1, 10));
+            harness.processWatermark2(watermark(150));
+            harness.processElement1(probe("o1", "A"));
+            harness.processElement2(updateAfter("A", 2, 160));
+            harness.processWatermark2(watermark(160));
+            harness.processElement1(probe("o2", "A"));
+
+            assertThat(harness.takeOutput())
+                    .containsExactly(joined("o1", "A", 1, 10), joined("o2", "A", 2, 160));
+            assertThat(harness.counter("numUnmatchedBuildRetractions")).isZero();
+        }
+    }
+
+    @TestTemplate
     void updatesMovingRowsOffAKeyRetractEachRowOnce() throws Exception {
         // Each update changes the join key: its -U waits on the old key for a +U that goes to
         // another key. Every held -U must be applied exactly once, at its own time.
@@ -367,7 +390,9 @@ class LateralSnapshotJoinBuildSideTest extends LateralSnapshotJoinTestBase {
             // An insert and its delete at the same time.
             harness.processElement2(insert("C", 1, 110));
             harness.processElement2(delete("C", 1, 110));
-            // An insert and its -U both pending, the watermark passing them before the +U.
+            // An insert and its -U both pending, the watermark passing them before the +U: it
+            // applies the insert, and holds the -U for its +U, as it goes no further than the
+            // latest time seen (A's +U).
             harness.processElement2(insert("D", 1, 110));
             harness.processElement2(updateBefore("D", 1, 110));
 
@@ -386,7 +411,7 @@ class LateralSnapshotJoinBuildSideTest extends LateralSnapshotJoinTestBase {
                             joined("o1", "A", 2, 115),
                             joined("o2", "B", 2, 110),
                             padded("o3", "C"),
-                            padded("o4", "D"),
+                            joined("o4", "D", 1, 110),
                             joined("o5", "D", 2, 120));
             // Every retraction found the row it retracts: none was applied before its insert.
             assertThat(harness.counter("numUnmatchedBuildRetractions")).isZero();
