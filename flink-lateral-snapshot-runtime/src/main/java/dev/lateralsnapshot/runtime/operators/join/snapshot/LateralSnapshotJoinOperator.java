@@ -106,7 +106,8 @@ import static org.apache.flink.util.Preconditions.checkNotNull;
  * build rows ({@link BuildSideLayout}), the pending build changes, held -U rows, the buffered
  * probe rows, and with a state TTL the time of the last probe access. The phase is union operator
  * state: after a restore a subtask is in the join phase when any subtask was, and then joins the
- * probe rows it restored from a subtask that was still loading. State TTL evicts, in the join
+ * probe rows it restored from a subtask that was still loading, once it has applied the build
+ * changes up to the highest build watermark of the snapshot. State TTL evicts, in the join
  * phase only, all build rows of a key that no probe row has accessed for the TTL.
  */
 public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
@@ -158,6 +159,7 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
 
     static final String PHASE_STATE = "phase";
     static final String MAX_BUILD_TIME_STATE = "max-build-time";
+    static final String BUILD_WATERMARK_STATE = "build-watermark";
     static final String STATE_TTL_CLOCK_STATE = "state-ttl-clock";
     static final String PROBE_BUFFER_STATE = "probe-buffer";
     static final String PROBE_BUFFER_SEQUENCE_STATE = "probe-buffer-sequence";
@@ -192,6 +194,9 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
 
     private transient ListState<Integer> phaseState;
     private transient ListState<Long> maxBuildTimeState;
+    private transient ListState<Long> buildWatermarkState;
+    /** The highest build watermark any subtask had reached when the restored snapshot was taken. */
+    private transient long restoredBuildWatermark;
     @Nullable private transient ListState<Long> ttlClockState;
     private transient boolean restored;
     private transient boolean joinPhase;
@@ -350,6 +355,15 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
         for (Long time : maxBuildTimeState.get()) {
             maxBuildTime = Math.max(maxBuildTime, time);
         }
+        buildWatermarkState =
+                context.getOperatorStateStore()
+                        .getUnionListState(
+                                new ListStateDescriptor<>(
+                                        BUILD_WATERMARK_STATE, LongSerializer.INSTANCE));
+        restoredBuildWatermark = Long.MIN_VALUE;
+        for (Long watermark : buildWatermarkState.get()) {
+            restoredBuildWatermark = Math.max(restoredBuildWatermark, watermark);
+        }
         probeBufferSequenceState =
                 context.getOperatorStateStore()
                         .getUnionListState(
@@ -475,6 +489,8 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
     public void snapshotState(StateSnapshotContext context) throws Exception {
         super.snapshotState(context);
         maxBuildTimeState.update(Collections.singletonList(maxBuildTime));
+        buildWatermarkState.update(
+                Collections.singletonList(Math.max(buildWatermark, restoredBuildWatermark)));
         probeBufferSequenceState.update(Collections.singletonList(probeBufferSequence));
         if (ttlClockState != null) {
             ttlClockState.update(Collections.singletonList(ttlNow()));
@@ -931,6 +947,12 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
             return;
         }
         restoredProbeRowsToDrain = false;
+        // The subtask that had flipped had seen this build watermark, and every subtask gets the
+        // same one from the build input: the changes it releases here are part of the loaded
+        // build side that a flip would have joined these rows against.
+        if (restoredBuildWatermark > buildWatermark) {
+            timeServiceManager.advanceWatermark(new Watermark(restoredBuildWatermark));
+        }
         long joined = joinBufferedProbeRows();
         LOG.info(
                 "LATERAL SNAPSHOT join restored in the join phase; joined {} probe rows that a"

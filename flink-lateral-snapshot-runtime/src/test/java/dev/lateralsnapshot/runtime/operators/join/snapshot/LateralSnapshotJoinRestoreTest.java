@@ -250,12 +250,19 @@ class LateralSnapshotJoinRestoreTest extends LateralSnapshotJoinTestBase {
         try (Subtasks subtasks = new Subtasks(join(), 1, snapshots)) {
             JoinHarness merged = subtasks.get(0);
             assertThat(merged.gauge("currentPhase")).isEqualTo(1);
-            // The rows the loading subtask buffered go out before the next probe watermark.
+            // The rows the loading subtask buffered go out before the next probe watermark,
+            // joined as at the flip: with the loading subtask's pending change, which the build
+            // watermark the other subtask had reached releases.
             merged.processWatermark1(watermark(7));
             assertThat(merged.takeOutput())
-                    .containsExactly(joined("o2", b0, 2, 10), joined("o3", b0, 2, 10), "WM(7)");
+                    .containsExactly(
+                            joined("o2", b0, 2, 10),
+                            joined("o2", b0, 3, 80),
+                            joined("o3", b0, 2, 10),
+                            joined("o3", b0, 3, 80),
+                            "WM(7)");
+            assertThat(merged.gauge("currentBuildSideWatermark")).isEqualTo(Long.MIN_VALUE);
 
-            // The loading subtask's pending change is applied at the next build watermark.
             subtasks.buildWatermark(LOAD_COMPLETED_TIME);
             probeEveryKey(subtasks, "p", a0, b0);
             assertThat(subtasks.takeOutput())
@@ -296,8 +303,14 @@ class LateralSnapshotJoinRestoreTest extends LateralSnapshotJoinTestBase {
 
         try (Subtasks subtasks = new Subtasks(join(), 1, snapshots)) {
             subtasks.probeWatermark(7);
+            // The snapshot in between kept the build watermark the flipped subtask had reached.
             assertThat(subtasks.takeOutput())
-                    .containsExactly(joined("o2", b0, 2, 10), joined("o3", b0, 2, 10), "WM(7)");
+                    .containsExactly(
+                            joined("o2", b0, 2, 10),
+                            joined("o2", b0, 3, 80),
+                            joined("o3", b0, 2, 10),
+                            joined("o3", b0, 3, 80),
+                            "WM(7)");
         }
     }
 

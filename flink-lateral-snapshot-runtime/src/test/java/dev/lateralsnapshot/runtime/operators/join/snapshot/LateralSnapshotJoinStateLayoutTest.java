@@ -69,7 +69,11 @@ class LateralSnapshotJoinStateLayoutTest extends LateralSnapshotJoinTestBase {
         Map<String, StateMetaInfoSnapshot> operatorState = operatorStateMetaInfo(snapshots);
         assertThat(operatorState)
                 .containsOnlyKeys(
-                        "phase", "max-build-time", "probe-buffer-sequence", "state-ttl-clock");
+                        "phase",
+                        "max-build-time",
+                        "build-watermark",
+                        "probe-buffer-sequence",
+                        "state-ttl-clock");
         StateMetaInfoSnapshot phase = operatorState.get("phase");
         assertThat(phase.getOption(CommonOptionsKeys.OPERATOR_STATE_DISTRIBUTION_MODE))
                 .isEqualTo("UNION");
@@ -79,6 +83,11 @@ class LateralSnapshotJoinStateLayoutTest extends LateralSnapshotJoinTestBase {
         assertThat(maxBuildTime.getOption(CommonOptionsKeys.OPERATOR_STATE_DISTRIBUTION_MODE))
                 .isEqualTo("UNION");
         assertThat(serializer(maxBuildTime, CommonSerializerKeys.VALUE_SERIALIZER))
+                .isEqualTo(LongSerializer.INSTANCE);
+        StateMetaInfoSnapshot buildWatermark = operatorState.get("build-watermark");
+        assertThat(buildWatermark.getOption(CommonOptionsKeys.OPERATOR_STATE_DISTRIBUTION_MODE))
+                .isEqualTo("UNION");
+        assertThat(serializer(buildWatermark, CommonSerializerKeys.VALUE_SERIALIZER))
                 .isEqualTo(LongSerializer.INSTANCE);
         StateMetaInfoSnapshot probeBufferSequence = operatorState.get("probe-buffer-sequence");
         assertThat(
