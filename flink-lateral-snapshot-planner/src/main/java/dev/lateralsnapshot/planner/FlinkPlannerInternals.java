@@ -83,11 +83,14 @@ import org.apache.calcite.tools.RuleSet;
 import org.apache.calcite.util.ImmutableBitSet;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.EnumSet;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.function.BinaryOperator;
 import java.util.function.UnaryOperator;
 
 /**
@@ -106,7 +109,9 @@ import java.util.function.UnaryOperator;
  *       that takes inserts only and a build argument that takes every change: Flink then asks the
  *       build input for all changes, or for an upsert changelog exactly when the equality keys are
  *       an upsert key of the build input, and an updating probe input fails the inference. That
- *       failure is rethrown with a message about the probe input.
+ *       failure is rethrown with a message about the probe input. A build input that cannot deliver
+ *       the upsert changelog is dropped from the node (which is then copied with one input); the
+ *       rewrite then starts over with that build argument requiring UPDATE_BEFORE.
  *   <li><b>Non-determinism check</b>: after {@code physical_rewrite} the node is swapped back to a
  *       temporal join subclass, which the check handles as a join; it has no case for process table
  *       functions.
@@ -247,40 +252,95 @@ public final class FlinkPlannerInternals {
     static final String PROBE_UPDATES_ERROR_PREFIX =
             StreamPhysicalLateralSnapshotJoin.class.getSimpleName() + " doesn't support consuming ";
 
-    /** Runs {@code physical_rewrite} with every join presented as a process table function. */
-    private static FlinkOptimizeProgram<StreamOptimizeContext> presentJoinsAsProcessTableFunctions(
+    /**
+     * Runs {@code physical_rewrite} with every join presented as a process table function.
+     *
+     * <p>Flink asks the build input of the disguise for an upsert changelog (no UPDATE_BEFORE) when
+     * the equality keys are an upsert key of it. Not every such input can deliver one: a filter on
+     * a column outside the key, for one, cannot (an update that leaves the filter would have to
+     * become a delete). For its own temporal join Flink then asks again with UPDATE_BEFORE; for a
+     * process table function it drops the input instead, and the disguise is copied with one input.
+     * The disguise reports that, and the rewrite starts over with the build argument of that join
+     * requiring UPDATE_BEFORE, as for a build input not keyed by the equality keys. The operator
+     * still keeps one row per key when the upsert key lies within the equality keys (see {@link
+     * StreamPhysicalLateralSnapshotJoin}).
+     */
+    static FlinkOptimizeProgram<StreamOptimizeContext> presentJoinsAsProcessTableFunctions(
             FlinkOptimizeProgram<StreamOptimizeContext> physicalRewrite) {
         return (root, context) -> {
-            RelNode disguised = swap(root, FlinkPlannerInternals::disguise);
-            RelNode rewritten;
-            try {
-                rewritten = physicalRewrite.optimize(disguised, context);
-            } catch (TableException e) {
-                String message = e.getMessage();
-                if (message != null && message.startsWith(PROBE_UPDATES_ERROR_PREFIX)) {
-                    ValidationException error =
-                            new ValidationException(
-                                    "The probe (left) input of LATERAL SNAPSHOT join doesn't"
-                                            + " support consuming "
-                                            + message.substring(
-                                                    PROBE_UPDATES_ERROR_PREFIX.length()));
-                    // Suppressed, not the cause: the SQL Client shows the root cause only, and
-                    // Flink's message names our internal node instead of the probe input.
-                    error.addSuppressed(e);
-                    throw error;
+            // The joins of root whose build argument requires UPDATE_BEFORE.
+            Set<RelNode> retractingJoins = Collections.newSetFromMap(new IdentityHashMap<>());
+            while (true) {
+                RelNode disguised =
+                        swap(root, (original, node) -> disguise(original, node, retractingJoins));
+                RelNode rewritten;
+                try {
+                    rewritten = rewrite(physicalRewrite, disguised, context);
+                } catch (InputDroppedException dropped) {
+                    if (!retractingJoins.add(dropped.join)) {
+                        throw inputsCannotBeDelivered(dropped);
+                    }
+                    continue;
                 }
-                throw e;
+                return swap(rewritten, (original, node) -> undisguise(node));
             }
-            return swap(rewritten, FlinkPlannerInternals::undisguise);
         };
     }
 
-    private static RelNode disguise(RelNode node) {
+    private static RelNode rewrite(
+            FlinkOptimizeProgram<StreamOptimizeContext> physicalRewrite,
+            RelNode disguised,
+            StreamOptimizeContext context) {
+        try {
+            return physicalRewrite.optimize(disguised, context);
+        } catch (TableException e) {
+            String message = e.getMessage();
+            if (message != null && message.startsWith(PROBE_UPDATES_ERROR_PREFIX)) {
+                ValidationException error =
+                        new ValidationException(
+                                "The probe (left) input of LATERAL SNAPSHOT join doesn't"
+                                        + " support consuming "
+                                        + message.substring(PROBE_UPDATES_ERROR_PREFIX.length()));
+                // Suppressed, not the cause: the SQL Client shows the root cause only, and
+                // Flink's message names our internal node instead of the probe input.
+                error.addSuppressed(e);
+                throw error;
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * For an input Flink refuses even with UPDATE_BEFORE. None is known on Flink 2.3 (every node it
+     * visits can deliver UPDATE_BEFORE, and an updating probe input fails before), so this ends the
+     * retries should another version have one.
+     */
+    private static ValidationException inputsCannotBeDelivered(InputDroppedException dropped) {
+        ValidationException error =
+                new ValidationException(
+                        String.format(
+                                "The LATERAL SNAPSHOT join %s cannot be planned: Flink cannot"
+                                        + " deliver its probe (left) input as inserts only"
+                                        + " together with its build (right) input as a changelog"
+                                        + " with UPDATE_BEFORE messages. Simplify the build input,"
+                                        + " for example by writing it to a table first and"
+                                        + " joining that table.",
+                                dropped.join.getRelDetailedDescription()));
+        error.addSuppressed(dropped);
+        return error;
+    }
+
+    private static RelNode disguise(RelNode original, RelNode node, Set<RelNode> retractingJoins) {
         if (!(node instanceof StreamPhysicalLateralSnapshotJoin)) {
             return node;
         }
-        StreamPhysicalLateralSnapshotJoin join = (StreamPhysicalLateralSnapshotJoin) node;
-        return new ChangelogInferenceNode(join.getTraitSet(), join.getInputs(), join);
+        // The disguise remembers the join of root, which is the same in every attempt; node is
+        // that join with its inputs disguised.
+        return new ChangelogInferenceNode(
+                node.getTraitSet(),
+                node.getInputs(),
+                (StreamPhysicalLateralSnapshotJoin) original,
+                retractingJoins.contains(original));
     }
 
     private static RelNode undisguise(RelNode node) {
@@ -289,13 +349,16 @@ public final class FlinkPlannerInternals {
                 : node;
     }
 
-    /** Applies a node replacement bottom-up; shared sub-plans stay shared. */
-    private static RelNode swap(RelNode root, UnaryOperator<RelNode> replacement) {
+    /**
+     * Applies a node replacement bottom-up; shared sub-plans stay shared. The replacement gets the
+     * original node and the node with the replaced inputs.
+     */
+    private static RelNode swap(RelNode root, BinaryOperator<RelNode> replacement) {
         return swap(root, replacement, new IdentityHashMap<>());
     }
 
     private static RelNode swap(
-            RelNode node, UnaryOperator<RelNode> replacement, Map<RelNode, RelNode> done) {
+            RelNode node, BinaryOperator<RelNode> replacement, Map<RelNode, RelNode> done) {
         RelNode swapped = done.get(node);
         if (swapped != null) {
             return swapped;
@@ -308,33 +371,66 @@ public final class FlinkPlannerInternals {
             inputs.add(newInput);
         }
         RelNode withInputs = inputsChanged ? node.copy(node.getTraitSet(), inputs) : node;
-        swapped = replacement.apply(withInputs);
+        swapped = replacement.apply(node, withInputs);
         done.put(node, swapped);
         return swapped;
     }
 
     /**
+     * Thrown when Flink's changelog mode inference copies the disguise with an input missing: it
+     * could not give that input the changes the table argument asked for.
+     */
+    private static final class InputDroppedException extends RuntimeException {
+
+        private static final long serialVersionUID = 1L;
+
+        final transient StreamPhysicalLateralSnapshotJoin join;
+
+        InputDroppedException(StreamPhysicalLateralSnapshotJoin join, int inputCount) {
+            // Control flow within the rewrite: no stack trace.
+            super(
+                    String.format(
+                            "Flink's changelog mode inference kept %d of the 2 inputs of %s.",
+                            inputCount, join.getRelDetailedDescription()),
+                    null,
+                    false,
+                    false);
+            this.join = join;
+        }
+    }
+
+    /**
      * The join as Flink's changelog mode inference should see it: a process table function whose
      * table arguments are the probe input (set semantics, partitioned by the probe keys, inserts
-     * only) and the build input (set semantics, partitioned by the build keys, all changes). Its
-     * output is insert-only. It is never translated; the join is restored after {@code
-     * physical_rewrite}, with the changelog traits the inference assigned.
+     * only) and the build input (set semantics, partitioned by the build keys, all changes, with
+     * UPDATE_BEFORE if {@code buildRequiresUpdateBefore}). Its output is insert-only. It is never
+     * translated; the join is restored after {@code physical_rewrite}, with the changelog traits
+     * the inference assigned.
      */
     static final class ChangelogInferenceNode extends StreamPhysicalProcessTableFunction {
 
         private final StreamPhysicalLateralSnapshotJoin join;
 
+        private final boolean buildRequiresUpdateBefore;
+
         ChangelogInferenceNode(
                 RelTraitSet traitSet,
                 List<RelNode> inputs,
-                StreamPhysicalLateralSnapshotJoin join) {
+                StreamPhysicalLateralSnapshotJoin join,
+                boolean buildRequiresUpdateBefore) {
             super(
                     join.getCluster(),
                     traitSet,
                     inputs,
-                    callHolder(join.getCluster(), inputs, join.joinSpec(), join.getRowType()),
+                    callHolder(
+                            join.getCluster(),
+                            inputs,
+                            join.joinSpec(),
+                            join.getRowType(),
+                            buildRequiresUpdateBefore),
                     join.getRowType());
             this.join = join;
+            this.buildRequiresUpdateBefore = buildRequiresUpdateBefore;
         }
 
         StreamPhysicalLateralSnapshotJoin toJoin() {
@@ -350,7 +446,10 @@ public final class FlinkPlannerInternals {
 
         @Override
         public RelNode copy(RelTraitSet traitSet, List<RelNode> inputs) {
-            return new ChangelogInferenceNode(traitSet, inputs, join);
+            if (inputs.size() != 2) {
+                throw new InputDroppedException(join, inputs.size());
+            }
+            return new ChangelogInferenceNode(traitSet, inputs, join, buildRequiresUpdateBefore);
         }
 
         @Override
@@ -377,14 +476,20 @@ public final class FlinkPlannerInternals {
     }
 
     private static FlinkLogicalTableFunctionScan callHolder(
-            RelOptCluster cluster, List<RelNode> inputs, JoinSpec joinSpec, RelDataType rowType) {
+            RelOptCluster cluster,
+            List<RelNode> inputs,
+            JoinSpec joinSpec,
+            RelDataType rowType,
+            boolean buildRequiresUpdateBefore) {
         RexBuilder rexBuilder = cluster.getRexBuilder();
         BridgingSqlFunction function =
                 BridgingSqlFunction.of(
                         cluster,
                         ContextResolvedFunction.permanent(
                                 FunctionIdentifier.of(ChangelogInferenceFunction.NAME),
-                                ChangelogInferenceFunction.INSTANCE));
+                                buildRequiresUpdateBefore
+                                        ? ChangelogInferenceFunction.RETRACTING_BUILD
+                                        : ChangelogInferenceFunction.UPSERTING_BUILD));
         RelDataType defaultType = cluster.getTypeFactory().createSqlType(SqlTypeName.VARCHAR);
         List<RexNode> operands =
                 List.of(
@@ -418,7 +523,28 @@ public final class FlinkPlannerInternals {
 
         static final String NAME = "lateral_snapshot_join";
 
-        static final ChangelogInferenceFunction INSTANCE = new ChangelogInferenceFunction();
+        /** The build input may be an upsert changelog when the equality keys are an upsert key. */
+        static final ChangelogInferenceFunction UPSERTING_BUILD =
+                new ChangelogInferenceFunction(
+                        EnumSet.of(
+                                StaticArgumentTrait.TABLE,
+                                StaticArgumentTrait.SET_SEMANTIC_TABLE,
+                                StaticArgumentTrait.SUPPORT_UPDATES));
+
+        /** The build input keeps its UPDATE_BEFORE messages, whatever its keys. */
+        static final ChangelogInferenceFunction RETRACTING_BUILD =
+                new ChangelogInferenceFunction(
+                        EnumSet.of(
+                                StaticArgumentTrait.TABLE,
+                                StaticArgumentTrait.SET_SEMANTIC_TABLE,
+                                StaticArgumentTrait.SUPPORT_UPDATES,
+                                StaticArgumentTrait.REQUIRE_UPDATE_BEFORE));
+
+        private final EnumSet<StaticArgumentTrait> buildTraits;
+
+        private ChangelogInferenceFunction(EnumSet<StaticArgumentTrait> buildTraits) {
+            this.buildTraits = buildTraits;
+        }
 
         @Override
         public FunctionKind getKind() {
@@ -437,14 +563,7 @@ public final class FlinkPlannerInternals {
                                     EnumSet.of(
                                             StaticArgumentTrait.TABLE,
                                             StaticArgumentTrait.SET_SEMANTIC_TABLE)),
-                            StaticArgument.table(
-                                    "build",
-                                    Row.class,
-                                    false,
-                                    EnumSet.of(
-                                            StaticArgumentTrait.TABLE,
-                                            StaticArgumentTrait.SET_SEMANTIC_TABLE,
-                                            StaticArgumentTrait.SUPPORT_UPDATES)))
+                            StaticArgument.table("build", Row.class, false, buildTraits))
                     .outputTypeStrategy(TypeStrategies.explicit(DataTypes.ROW()))
                     .build();
         }

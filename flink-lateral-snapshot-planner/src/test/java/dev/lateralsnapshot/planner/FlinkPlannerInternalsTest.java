@@ -22,19 +22,29 @@ import org.apache.flink.table.api.ExplainDetail;
 import org.apache.flink.table.api.Table;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.TableException;
+import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.api.config.OptimizerConfigOptions;
 import org.apache.flink.table.api.internal.TableEnvironmentImpl;
 import org.apache.flink.table.catalog.DataTypeFactory;
 import org.apache.flink.table.catalog.UnresolvedIdentifier;
 import org.apache.flink.table.functions.TableFunction;
+import org.apache.flink.table.operations.CollectModifyOperation;
 import org.apache.flink.table.planner.calcite.FlinkContext;
+import org.apache.flink.table.planner.delegation.PlannerBase;
 import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeContext;
+import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalProcessTableFunction;
 import org.apache.flink.table.planner.plan.optimize.program.FlinkBatchProgram;
 import org.apache.flink.table.planner.plan.optimize.program.FlinkChainedProgram;
+import org.apache.flink.table.planner.plan.optimize.program.FlinkOptimizeProgram;
 import org.apache.flink.table.planner.plan.optimize.program.FlinkRuleSetProgram;
 import org.apache.flink.table.planner.plan.optimize.program.FlinkStreamProgram;
+import org.apache.flink.table.planner.plan.optimize.program.StreamOptimizeContext;
+import org.apache.flink.table.planner.utils.JavaScalaConversionUtil;
+import org.apache.flink.table.types.inference.StaticArgument;
+import org.apache.flink.table.types.inference.StaticArgumentTrait;
 import org.apache.flink.table.types.inference.TypeInference;
 
+import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.tools.RuleSets;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -135,6 +145,88 @@ class FlinkPlannerInternalsTest {
                 .singleElement()
                 .asString()
                 .endsWith("changelogMode=[I])");
+    }
+
+    @Test
+    void changelogInferenceFallsBackToUpdateBeforeForABuildInputThatRefusesUpserts() {
+        // The build input is keyed by the join key, so Flink asks it for upserts; the filter on a
+        // column outside the key refuses them.
+        String query =
+                "SELECT o.order_id, r.rate FROM orders AS o JOIN LATERAL SNAPSHOT(input => TABLE"
+                        + " rates_pk, on_time => DESCRIPTOR(update_time)) AS r"
+                        + " ON o.currency = r.currency AND r.rate > 1";
+        Throwable error =
+                catchThrowable(() -> physicalPlan(env, query, ExplainDetail.CHANGELOG_MODE));
+        assertThat(error)
+                .as(
+                        "Flink's changelog mode inference no longer drops the build input of the"
+                                + " process table function disguise when that input cannot"
+                                + " deliver the upsert changelog it asks for; FlinkPlannerInternals"
+                                + " retries with REQUIRE_UPDATE_BEFORE only when the disguise is"
+                                + " copied with one input")
+                .isNull();
+        String plan = physicalPlan(env, query, ExplainDetail.CHANGELOG_MODE);
+        assertThat(planLines(plan, "+- Exchange("))
+                .as(
+                        "Flink's changelog mode inference no longer asks a table argument with"
+                                + " REQUIRE_UPDATE_BEFORE for UPDATE_BEFORE when its partition keys"
+                                + " are an upsert key of the input. Plan:%n%s",
+                        plan)
+                .singleElement()
+                .asString()
+                .endsWith("changelogMode=[I,UB,UA,D])");
+    }
+
+    @Test
+    void inputsRefusedEvenWithUpdateBeforeFailWithAValidationError() {
+        // No input of Flink 2.3 is refused with UPDATE_BEFORE, so a stand-in for physical_rewrite
+        // drops the build input of every disguise.
+        RelNode optimized = optimizedPlan(SECTION_1_QUERY);
+        List<Boolean> buildRequiresUpdateBefore = new ArrayList<>();
+        FlinkOptimizeProgram<StreamOptimizeContext> refusing =
+                (root, context) -> dropBuildInputs(root, buildRequiresUpdateBefore);
+
+        assertThatThrownBy(
+                        () ->
+                                FlinkPlannerInternals.presentJoinsAsProcessTableFunctions(refusing)
+                                        .optimize(optimized, null))
+                .isInstanceOf(ValidationException.class)
+                .hasMessageStartingWith("The LATERAL SNAPSHOT join LateralSnapshotJoin(")
+                .hasMessageEndingWith(
+                        " cannot be planned: Flink cannot deliver its probe (left) input as"
+                                + " inserts only together with its build (right) input as a"
+                                + " changelog with UPDATE_BEFORE messages. Simplify the build"
+                                + " input, for example by writing it to a table first and"
+                                + " joining that table.");
+        assertThat(buildRequiresUpdateBefore)
+                .as("one attempt asking for upserts, one retry with UPDATE_BEFORE")
+                .containsExactly(false, true);
+    }
+
+    private RelNode optimizedPlan(String query) {
+        PlannerBase planner = (PlannerBase) ((TableEnvironmentImpl) env).getPlanner();
+        RelNode rel =
+                planner.translateToRel(
+                        new CollectModifyOperation(env.sqlQuery(query).getQueryOperation()));
+        return planner.optimize(JavaScalaConversionUtil.toScala(List.of(rel))).head();
+    }
+
+    /** Copies every disguise with its probe input only, recording what its build argument asks. */
+    private static RelNode dropBuildInputs(RelNode node, List<Boolean> buildRequiresUpdateBefore) {
+        List<RelNode> inputs = new ArrayList<>();
+        for (RelNode input : node.getInputs()) {
+            inputs.add(dropBuildInputs(input, buildRequiresUpdateBefore));
+        }
+        if (node instanceof FlinkPlannerInternals.ChangelogInferenceNode) {
+            StaticArgument build =
+                    StreamPhysicalProcessTableFunction.getProvidedInputArgs(
+                                    ((StreamPhysicalProcessTableFunction) node).getCall())
+                            .get(1)
+                            .e;
+            buildRequiresUpdateBefore.add(build.is(StaticArgumentTrait.REQUIRE_UPDATE_BEFORE));
+            return node.copy(node.getTraitSet(), inputs.subList(0, 1));
+        }
+        return node.copy(node.getTraitSet(), inputs);
     }
 
     @Test

@@ -1,0 +1,156 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package dev.lateralsnapshot.planner.runtime;
+
+import dev.lateralsnapshot.LateralSnapshot;
+
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.table.api.EnvironmentSettings;
+import org.apache.flink.table.api.TableEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.types.Row;
+import org.apache.flink.util.CloseableIterator;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Runs LATERAL SNAPSHOT joins against a primary-key build side with a filter on a non-key column,
+ * on a MiniCluster at parallelism 2 with bounded inputs (the end of the build input flips the join
+ * and applies every change, see {@link LateralSnapshotJoinMiniClusterTest}). The build input keeps
+ * its UPDATE_BEFORE messages: an update whose new row fails the filter must remove the old row, and
+ * one whose old row failed it must add the new row.
+ */
+class LateralSnapshotJoinUpsertInputMiniClusterTest {
+
+    @RegisterExtension
+    static final MiniClusterExtension MINI_CLUSTER =
+            new MiniClusterExtension(
+                    new MiniClusterResourceConfiguration.Builder()
+                            .setNumberTaskManagers(1)
+                            .setNumberSlotsPerTaskManager(2)
+                            .build());
+
+    /**
+     * Debezium changes of rates, filtered by {@code rate > 1.2}: A moves into the filter, B moves
+     * out of it, C changes within it, D is deleted.
+     */
+    private static final List<String> BUILD_CHANGES =
+            List.of(
+                    change(null, row("A", 1.0, "2026-01-01 10:00:00"), "c"),
+                    change(null, row("B", 2.0, "2026-01-01 10:00:00"), "c"),
+                    change(null, row("C", 3.0, "2026-01-01 10:00:00"), "c"),
+                    change(null, row("D", 4.0, "2026-01-01 10:00:00"), "c"),
+                    change(
+                            row("A", 1.0, "2026-01-01 10:00:00"),
+                            row("A", 1.5, "2026-02-01 10:00:00"),
+                            "u"),
+                    change(
+                            row("B", 2.0, "2026-01-01 10:00:00"),
+                            row("B", 0.5, "2026-02-01 10:00:00"),
+                            "u"),
+                    change(
+                            row("C", 3.0, "2026-01-01 10:00:00"),
+                            row("C", 3.5, "2026-02-01 10:00:00"),
+                            "u"),
+                    change(row("D", 4.0, "2026-01-01 10:00:00"), null, "d"));
+
+    @TempDir Path directory;
+
+    private TableEnvironment env;
+
+    @BeforeEach
+    void createTables() throws IOException {
+        Path build = Files.createDirectories(directory.resolve("build"));
+        Path probe = Files.createDirectories(directory.resolve("probe"));
+        Files.write(build.resolve("changes.json"), BUILD_CHANGES);
+        Files.write(probe.resolve("orders.csv"), List.of("1,A", "2,B", "3,C", "4,D", "5,A"));
+
+        env = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
+        env.getConfig().set("parallelism.default", "2");
+        env.getConfig().set("table.local-time-zone", "UTC");
+        LateralSnapshot.install(env);
+        env.executeSql(
+                "CREATE TABLE rates_pk (currency STRING, rate DOUBLE, update_time TIMESTAMP(3),"
+                        + " WATERMARK FOR update_time AS update_time,"
+                        + " PRIMARY KEY (currency) NOT ENFORCED) WITH ("
+                        + "'connector' = 'filesystem', 'path' = '"
+                        + build.toUri()
+                        + "', 'format' = 'debezium-json')");
+        env.executeSql(
+                "CREATE TABLE orders (order_id BIGINT, currency STRING) WITH ("
+                        + "'connector' = 'filesystem', 'path' = '"
+                        + probe.toUri()
+                        + "', 'format' = 'csv')");
+    }
+
+    @Test
+    void innerJoinWithANonKeyFilterInTheCondition() throws Exception {
+        assertThat(
+                        rows(
+                                "SELECT o.order_id, o.currency, r.rate FROM orders AS o"
+                                        + " JOIN LATERAL SNAPSHOT(input => TABLE rates_pk,"
+                                        + " on_time => DESCRIPTOR(update_time)) AS r"
+                                        + " ON o.currency = r.currency AND r.rate > 1.2"))
+                .containsExactlyInAnyOrder("+I[1, A, 1.5]", "+I[3, C, 3.5]", "+I[5, A, 1.5]");
+    }
+
+    @Test
+    void leftJoinAgainstAViewWithANonKeyFilter() throws Exception {
+        env.executeSql("CREATE VIEW high_rates AS SELECT * FROM rates_pk WHERE rate > 1.2");
+        assertThat(
+                        rows(
+                                "SELECT o.order_id, o.currency, r.rate FROM orders AS o"
+                                        + " LEFT JOIN LATERAL SNAPSHOT(input => TABLE high_rates,"
+                                        + " on_time => DESCRIPTOR(update_time)) AS r"
+                                        + " ON o.currency = r.currency"))
+                .containsExactlyInAnyOrder(
+                        "+I[1, A, 1.5]",
+                        "+I[2, B, null]",
+                        "+I[3, C, 3.5]",
+                        "+I[4, D, null]",
+                        "+I[5, A, 1.5]");
+    }
+
+    private List<String> rows(String query) throws Exception {
+        List<String> rows = new ArrayList<>();
+        try (CloseableIterator<Row> result = env.sqlQuery(query).execute().collect()) {
+            result.forEachRemaining(row -> rows.add(row.toString()));
+        }
+        return rows;
+    }
+
+    private static String row(String currency, double rate, String updateTime) {
+        return String.format(
+                "{\"currency\":\"%s\",\"rate\":%s,\"update_time\":\"%s\"}",
+                currency, rate, updateTime);
+    }
+
+    private static String change(String before, String after, String op) {
+        return String.format(
+                "{\"before\":%s,\"after\":%s,\"op\":\"%s\"}",
+                before == null ? "null" : before, after == null ? "null" : after, op);
+    }
+}
