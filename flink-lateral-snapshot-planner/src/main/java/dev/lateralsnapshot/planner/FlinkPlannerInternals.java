@@ -53,6 +53,10 @@ import org.apache.flink.table.planner.plan.optimize.program.FlinkOptimizeProgram
 import org.apache.flink.table.planner.plan.optimize.program.FlinkRuleSetProgram;
 import org.apache.flink.table.planner.plan.optimize.program.FlinkStreamProgram;
 import org.apache.flink.table.planner.plan.optimize.program.StreamOptimizeContext;
+import org.apache.flink.table.planner.plan.rules.logical.FlinkFilterJoinRule;
+import org.apache.flink.table.planner.plan.rules.logical.FlinkFilterJoinRule.FlinkFilterIntoJoinRule.FlinkFilterIntoJoinRuleConfig;
+import org.apache.flink.table.planner.plan.rules.logical.FlinkFilterJoinRule.FlinkJoinConditionPushRule.FlinkFilterJoinRuleConfig;
+import org.apache.flink.table.planner.plan.rules.logical.FlinkFilterProjectTransposeRule;
 import org.apache.flink.table.types.inference.StaticArgument;
 import org.apache.flink.table.types.inference.StaticArgumentTrait;
 import org.apache.flink.table.types.inference.TypeInference;
@@ -68,18 +72,25 @@ import org.apache.calcite.plan.RelTraitSet;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.RelShuttle;
 import org.apache.calcite.rel.RelWriter;
+import org.apache.calcite.rel.core.Filter;
+import org.apache.calcite.rel.core.Join;
+import org.apache.calcite.rel.core.Project;
 import org.apache.calcite.rel.metadata.RelMetadataQuery;
 import org.apache.calcite.rel.type.RelDataType;
+import org.apache.calcite.rel.rules.FilterMergeRule;
+import org.apache.calcite.rel.rules.FilterProjectTransposeRule;
 import org.apache.calcite.rel.type.RelDataTypeField;
 import org.apache.calcite.rex.RexBuilder;
 import org.apache.calcite.rex.RexInputRef;
 import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.rex.RexProgram;
 import org.apache.calcite.rex.RexShuttle;
+import org.apache.calcite.rex.RexUtil;
 import org.apache.calcite.sql.SqlOperator;
 import org.apache.calcite.sql.fun.SqlStdOperatorTable;
 import org.apache.calcite.sql.type.SqlTypeName;
 import org.apache.calcite.tools.RuleSet;
+import org.apache.calcite.tools.RuleSets;
 import org.apache.calcite.util.ImmutableBitSet;
 
 import java.util.ArrayList;
@@ -91,6 +102,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.BinaryOperator;
+import java.util.function.Predicate;
 import java.util.function.UnaryOperator;
 
 /**
@@ -101,6 +113,9 @@ import java.util.function.UnaryOperator;
  *   <li><b>Optimizer program phases</b>, by name: the capture program runs before {@code
  *       default_rewrite}; rules join the {@code project_rewrite}, {@code logical} and {@code
  *       physical} rule sets; {@code physical_rewrite} is wrapped.
+ *   <li><b>Filter push-down rules</b>: the capture program runs Flink's own rules of {@code
+ *       predicate_pushdown}, restricted to some nodes, to bring WHERE conjuncts down to the joins
+ *       it captures; their configurations keep their types when the operands are replaced.
  *   <li><b>Changelog mode inference</b> ({@code FlinkChangelogModeInferenceProgram}, inside {@code
  *       physical_rewrite}) knows a fixed list of node classes. Presented as a temporal join, the
  *       node would get its build input without UPDATE_BEFORE messages, and without a primary key
@@ -241,6 +256,61 @@ public final class FlinkPlannerInternals {
         } else {
             program.addBefore(names.get(position + 1), phase, wrapped);
         }
+    }
+
+    /**
+     * Flink's own filter push-down rules, restricted to the nodes the predicate accepts (a join, a
+     * projection, or the lower of two filters): a filter above a join moves into the join condition
+     * and into the inputs it may move into for the join type, never into an event-time temporal
+     * join; conjuncts of an inner join's condition that reference one input move into it; a filter
+     * moves below a projection unless it references a non-deterministic expression of it; two
+     * filters merge. These are rules of Flink's {@code predicate_pushdown} phase, so what they
+     * rewrite early is rewritten as Flink would rewrite it later.
+     */
+    public static RuleSet filterPushDownRules(Predicate<RelNode> accepted) {
+        return RuleSets.ofList(
+                FlinkFilterJoinRule.FILTER_INTO_JOIN
+                        .config
+                        .withOperandSupplier(
+                                filter ->
+                                        filter.operand(Filter.class)
+                                                .oneInput(
+                                                        join ->
+                                                                join.operand(Join.class)
+                                                                        .predicate(accepted)
+                                                                        .anyInputs()))
+                        .withDescription("LateralSnapshotFilterIntoJoinRule")
+                        .as(FlinkFilterIntoJoinRuleConfig.class)
+                        .toRule(),
+                FlinkFilterJoinRule.JOIN_CONDITION_PUSH
+                        .config
+                        .withOperandSupplier(
+                                join -> join.operand(Join.class).predicate(accepted).anyInputs())
+                        .withDescription("LateralSnapshotJoinConditionPushRule")
+                        .as(FlinkFilterJoinRuleConfig.class)
+                        .toRule(),
+                FlinkFilterProjectTransposeRule.build(
+                        FilterProjectTransposeRule.Config.DEFAULT
+                                .withOperandFor(
+                                        Filter.class,
+                                        filter ->
+                                                !RexUtil.containsCorrelation(filter.getCondition()),
+                                        Project.class,
+                                        accepted::test)
+                                .withDescription("LateralSnapshotFilterProjectTransposeRule")
+                                .as(FilterProjectTransposeRule.Config.class)),
+                FilterMergeRule.Config.DEFAULT
+                        .withOperandSupplier(
+                                upper ->
+                                        upper.operand(Filter.class)
+                                                .oneInput(
+                                                        lower ->
+                                                                lower.operand(Filter.class)
+                                                                        .predicate(accepted)
+                                                                        .anyInputs()))
+                        .withDescription("LateralSnapshotFilterMergeRule")
+                        .as(FilterMergeRule.Config.class)
+                        .toRule());
     }
 
     // ---- changelog mode inference ----

@@ -127,6 +127,28 @@ class FlinkPlannerInternalsTest {
     }
 
     @Test
+    void filterPushDownRulesBringAWhereConjunctDownToTheSnapshotJoin() {
+        env.executeSql(
+                "CREATE TABLE items (order_id BIGINT, item STRING) WITH ('connector' = 'datagen')");
+        String plan =
+                physicalPlan(
+                        env,
+                        "SELECT o.order_id, r.rate, i.item FROM orders AS o, LATERAL SNAPSHOT("
+                                + "input => TABLE rates, on_time => DESCRIPTOR(update_time)) AS r,"
+                                + " items AS i WHERE o.currency = r.currency"
+                                + " AND i.order_id = o.order_id");
+        assertThat(planLines(plan, "LateralSnapshotJoin("))
+                .as(
+                        "Flink's filter push-down rules (FlinkPlannerInternals.filterPushDownRules)"
+                                + " no longer move a WHERE conjunct above a regular join into its"
+                                + " input, down to the SNAPSHOT join it belongs to. Plan:%n%s",
+                        plan)
+                .singleElement()
+                .asString()
+                .contains("where=[=(");
+    }
+
+    @Test
     void changelogInferenceGivesTheDisguisedBuildInputAllChanges() {
         String plan = physicalPlan(env, SECTION_1_QUERY, ExplainDetail.CHANGELOG_MODE);
         assertThat(planLines(plan, "+- Exchange("))

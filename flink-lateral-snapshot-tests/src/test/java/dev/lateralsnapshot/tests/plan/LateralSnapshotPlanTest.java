@@ -35,9 +35,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The plans of LATERAL SNAPSHOT joins, compared with golden files (see {@link GoldenFiles}, which
- * also says how to regenerate them): every syntax variant, INNER and LEFT, equality, mixed and
- * non-equality predicates, composite keys, a view and a CTE as the build input, the changelog modes
- * with and without a primary key on the build side, and batch mode. Each file holds the statement
+ * also says how to regenerate them): every syntax variant, also with a third table or a sub-query,
+ * INNER and LEFT, equality, mixed and non-equality predicates, composite keys, a view and a CTE as
+ * the build input, the changelog modes with and without a primary key on the build side, and batch
+ * mode. Each file holds the statement
  * and Flink's complete EXPLAIN output for it.
  *
  * <p>The tables are those of the release-testing plan (seed 004). Plans do not depend on the clock:
@@ -53,6 +54,13 @@ class LateralSnapshotPlanTest {
     private static final String ORDERS = "SELECT o.order_id, o.currency, r.rate FROM orders AS o";
 
     private static final String ON_CURRENCY = " ON o.currency = r.currency";
+
+    /** The query of {@link #ORDERS} with a third table joined in. */
+    private static final String ORDERS_ITEMS =
+            "SELECT o.order_id, o.currency, r.rate, i.item FROM orders AS o";
+
+    private static final String IN_ITEMS =
+            "o.order_id IN (SELECT order_id FROM items WHERE quantity > 1)";
 
     @TempDir static Path directory;
 
@@ -104,6 +112,66 @@ class LateralSnapshotPlanTest {
                                 + ", LATERAL SNAPSHOT("
                                 + SNAPSHOT_ARGUMENTS
                                 + ") AS r WHERE o.currency = r.currency"),
+                // The WHERE clause sits above the join with the third table or the sub-query,
+                // not directly above the SNAPSHOT join; it plans like the ON clause all the same.
+                stream(
+                        "inner_join_lateral_snapshot_third_table",
+                        ORDERS_ITEMS
+                                + " JOIN LATERAL SNAPSHOT("
+                                + SNAPSHOT_ARGUMENTS
+                                + ") AS r"
+                                + ON_CURRENCY
+                                + " JOIN items AS i ON i.order_id = o.order_id"),
+                stream(
+                        "comma_lateral_snapshot_third_table_where",
+                        ORDERS_ITEMS
+                                + ", LATERAL SNAPSHOT("
+                                + SNAPSHOT_ARGUMENTS
+                                + ") AS r, items AS i"
+                                + " WHERE o.currency = r.currency AND i.order_id = o.order_id"),
+                stream(
+                        "cross_join_lateral_snapshot_third_table_where",
+                        ORDERS_ITEMS
+                                + " CROSS JOIN LATERAL SNAPSHOT("
+                                + SNAPSHOT_ARGUMENTS
+                                + ") AS r JOIN items AS i ON i.order_id = o.order_id"
+                                + " WHERE o.currency = r.currency"),
+                stream(
+                        "inner_join_lateral_snapshot_in_sub_query",
+                        ORDERS
+                                + " JOIN LATERAL SNAPSHOT("
+                                + SNAPSHOT_ARGUMENTS
+                                + ") AS r"
+                                + ON_CURRENCY
+                                + " WHERE "
+                                + IN_ITEMS),
+                stream(
+                        "comma_lateral_snapshot_in_sub_query_where",
+                        ORDERS
+                                + ", LATERAL SNAPSHOT("
+                                + SNAPSHOT_ARGUMENTS
+                                + ") AS r WHERE o.currency = r.currency AND "
+                                + IN_ITEMS),
+                // A WHERE conjunct never goes into the ON clause of a LEFT join: it would turn
+                // dropped rows into null-padded ones.
+                stream(
+                        "left_join_lateral_snapshot_third_table_where",
+                        ORDERS_ITEMS
+                                + " LEFT JOIN LATERAL SNAPSHOT("
+                                + SNAPSHOT_ARGUMENTS
+                                + ") AS r"
+                                + ON_CURRENCY
+                                + ", items AS i"
+                                + " WHERE i.order_id = o.order_id AND r.rate * 10 < o.order_id"),
+                // The WHERE clause of the lower join sits above the upper one.
+                stream(
+                        "comma_lateral_snapshot_below_left_join_lateral_snapshot_where",
+                        "SELECT o.order_id, r.rate, q.price FROM orders AS o, LATERAL SNAPSHOT("
+                                + SNAPSHOT_ARGUMENTS
+                                + ") AS r LEFT JOIN LATERAL SNAPSHOT("
+                                + SNAPSHOT_ARGUMENTS.replace("TABLE rates", "TABLE quotes")
+                                + ") AS q ON q.currency = r.currency"
+                                + " WHERE o.currency = r.currency"),
                 stream(
                         "left_join_lateral_snapshot",
                         ORDERS
@@ -246,6 +314,84 @@ class LateralSnapshotPlanTest {
                 .isEqualTo(optimizedPlans(env, "left_join_lateral_snapshot"));
     }
 
+    /**
+     * The comma and CROSS JOIN forms take their join condition from a WHERE clause above a join
+     * with a third table or a sub-query too, and then plan like the ON clause: the same join,
+     * hash-partitioned on the equality keys, not at parallelism 1 with the filter after the join.
+     */
+    @Test
+    void whereClauseAboveAThirdTableOrSubQueryPlansLikeTheOnClause() {
+        TableEnvironment env = streamingEnvironment();
+        String join = joinNode(optimizedPlans(env, "inner_join_lateral_snapshot"));
+        String thirdTable = optimizedPlans(env, "inner_join_lateral_snapshot_third_table");
+        String subQuery = optimizedPlans(env, "inner_join_lateral_snapshot_in_sub_query");
+        for (String plan : List.of(thirdTable, subQuery)) {
+            assertThat(joinNode(plan)).isEqualTo(join);
+            assertThat(plan)
+                    .contains("Exchange(distribution=[hash[currency0]])")
+                    .contains("Exchange(distribution=[hash[currency]])")
+                    .doesNotContain("distribution=[single]");
+        }
+        for (String variant :
+                List.of(
+                        "comma_lateral_snapshot_third_table_where",
+                        "cross_join_lateral_snapshot_third_table_where")) {
+            assertThat(optimizedPlans(env, variant)).as(variant).isEqualTo(thirdTable);
+        }
+        assertThat(optimizedPlans(env, "comma_lateral_snapshot_in_sub_query_where"))
+                .isEqualTo(subQuery);
+    }
+
+    /**
+     * A WHERE conjunct that compares both sides of a LEFT join stays above it: only the ON clause
+     * is the join condition, and the null-padded probe rows are filtered out after the join.
+     */
+    @Test
+    void whereClauseStaysAboveALeftJoin() {
+        TableEnvironment env = streamingEnvironment();
+        String plan = optimizedPlans(env, "left_join_lateral_snapshot_third_table_where");
+        assertThat(joinNode(plan))
+                .isEqualTo(joinNode(optimizedPlans(env, "left_join_lateral_snapshot")));
+        assertThat(physicalPlan(plan))
+                .containsOnlyOnce(
+                        "Calc(select=[order_id, currency, rate],"
+                                + " where=[<(*(rate, 10), order_id)])");
+    }
+
+    /**
+     * The WHERE clause of a comma join below another SNAPSHOT join sits above the upper one; a
+     * LEFT upper join too lets the conjuncts on its probe side through to the lower one.
+     */
+    @Test
+    void whereClauseReachesALowerSnapshotJoin() {
+        String plan =
+                physicalPlan(
+                        optimizedPlans(
+                                streamingEnvironment(),
+                                "comma_lateral_snapshot_below_left_join_lateral_snapshot_where"));
+        assertThat(plan)
+                .contains(
+                        "LateralSnapshotJoin(joinType=[InnerJoin], where=[=(currency0, currency)],")
+                .doesNotContain("distribution=[single]");
+    }
+
+    /** The LATERAL SNAPSHOT join node of the physical plan of {@link #optimizedPlans}. */
+    private static String joinNode(String optimizedPlans) {
+        List<String> joins =
+                Arrays.stream(physicalPlan(optimizedPlans).split("\n"))
+                        .filter(line -> line.contains("LateralSnapshotJoin("))
+                        .map(line -> line.substring(line.indexOf("LateralSnapshotJoin(")))
+                        .collect(Collectors.toList());
+        assertThat(joins).as("LATERAL SNAPSHOT joins in%n%s", optimizedPlans).hasSize(1);
+        return joins.get(0);
+    }
+
+    /** The physical plan of {@link #optimizedPlans}, without the execution plan. */
+    private static String physicalPlan(String optimizedPlans) {
+        return optimizedPlans.substring(
+                0, optimizedPlans.indexOf("== Optimized Execution Plan =="));
+    }
+
     /** The optimized physical and execution plans of a case, without its syntax tree. */
     private static String optimizedPlans(TableEnvironment env, String caseName) {
         PlanCase planCase =
@@ -279,6 +425,9 @@ class LateralSnapshotPlanTest {
                         + ") WITH ('connector' = 'datagen', 'rows-per-second' = '1',"
                         + " 'fields.order_id.kind' = 'sequence', 'fields.order_id.start' = '1',"
                         + " 'fields.order_id.end' = '100000')");
+        env.executeSql(
+                "CREATE TABLE items (order_id BIGINT, item STRING, quantity INT)"
+                        + " WITH ('connector' = 'datagen')");
         env.executeSql(
                 "CREATE VIEW positive_rates AS"
                         + " SELECT currency, rate, update_time FROM rates WHERE rate > 0");

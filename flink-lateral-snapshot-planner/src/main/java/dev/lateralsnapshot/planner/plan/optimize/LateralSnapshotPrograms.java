@@ -17,6 +17,7 @@ package dev.lateralsnapshot.planner.plan.optimize;
 import dev.lateralsnapshot.planner.FlinkPlannerInternals;
 import dev.lateralsnapshot.planner.plan.nodes.logical.FlinkLogicalLateralSnapshotJoin;
 import dev.lateralsnapshot.planner.plan.rules.logical.LateralSnapshotJoinCaptureRule;
+import dev.lateralsnapshot.planner.plan.rules.logical.LateralSnapshotJoinFilterTransposeRule;
 import dev.lateralsnapshot.planner.plan.rules.logical.LateralSnapshotJoinProjectTransposeRule;
 import dev.lateralsnapshot.planner.plan.rules.logical.BatchLateralSnapshotJoinToRegularJoinRule;
 import dev.lateralsnapshot.planner.plan.rules.physical.stream.StreamPhysicalLateralSnapshotJoinRule;
@@ -32,10 +33,14 @@ import org.apache.flink.table.planner.plan.optimize.program.FlinkOptimizeProgram
 import org.apache.flink.table.planner.plan.optimize.program.HEP_RULES_EXECUTION_TYPE;
 import org.apache.flink.table.planner.plan.optimize.program.StreamOptimizeContext;
 
+import org.apache.calcite.plan.RelOptRule;
 import org.apache.calcite.plan.hep.HepMatchOrder;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.tools.RuleSet;
 import org.apache.calcite.tools.RuleSets;
+
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * The optimizer programs the library installs in place of Flink's.
@@ -83,6 +88,7 @@ public final class LateralSnapshotPrograms {
         return FlinkPlannerInternals.streamProgram(
                 config,
                 capture(
+                        streamPushDownRules(),
                         // The filter variants first, so that the WHERE clause of a cross join
                         // becomes the join condition.
                         RuleSets.ofList(
@@ -95,23 +101,45 @@ public final class LateralSnapshotPrograms {
                 RuleSets.ofList(StreamPhysicalLateralSnapshotJoinRule.INSTANCE));
     }
 
+    /**
+     * Brings WHERE conjuncts above other joins (of the FROM clause or of rewritten sub-queries),
+     * above projections and above other SNAPSHOT joins down to the SNAPSHOT join whose columns they
+     * compare, where a filter variant of the capture takes them as the join condition.
+     */
+    private static RuleSet streamPushDownRules() {
+        List<RelOptRule> rules = new ArrayList<>();
+        FlinkPlannerInternals.filterPushDownRules(
+                        LateralSnapshotJoinCaptureRule::leadsToSnapshotJoin)
+                .forEach(rules::add);
+        rules.add(LateralSnapshotJoinFilterTransposeRule.INSTANCE);
+        return RuleSets.ofList(rules);
+    }
+
     /** Flink's batch program for the configuration, extended by this library. */
     public static FlinkChainedProgram<BatchOptimizeContext> buildBatchProgram(
             ReadableConfig config) {
         return FlinkPlannerInternals.batchProgram(
                 config,
                 capture(
+                        // Batch plans a regular join, which Flink's own push-down handles.
+                        RuleSets.ofList(),
                         RuleSets.ofList(
                                 BatchLateralSnapshotJoinToRegularJoinRule.JOIN,
                                 BatchLateralSnapshotJoinToRegularJoinRule.JOIN_PROJECT)));
     }
 
     /**
-     * Applies the rules once, bottom-up, then rejects any {@code SNAPSHOT} scan they did not
-     * consume.
+     * Applies the preparing rules until none matches, then the capture rules once each, bottom-up,
+     * then rejects any {@code SNAPSHOT} scan they did not consume.
      */
     private static <OC extends FlinkOptimizeContext> FlinkOptimizeProgram<OC> capture(
-            RuleSet rules) {
+            RuleSet prepareRules, RuleSet rules) {
+        FlinkHepRuleSetProgram<OC> prepare =
+                FlinkHepRuleSetProgramBuilder.<OC>newBuilder()
+                        .setHepRulesExecutionType(HEP_RULES_EXECUTION_TYPE.RULE_COLLECTION())
+                        .setHepMatchOrder(HepMatchOrder.BOTTOM_UP)
+                        .add(prepareRules)
+                        .build();
         FlinkHepRuleSetProgram<OC> rewrite =
                 FlinkHepRuleSetProgramBuilder.<OC>newBuilder()
                         .setHepRulesExecutionType(HEP_RULES_EXECUTION_TYPE.RULE_SEQUENCE())
@@ -119,7 +147,7 @@ public final class LateralSnapshotPrograms {
                         .add(rules)
                         .build();
         return (root, context) -> {
-            RelNode captured = rewrite.optimize(root, context);
+            RelNode captured = rewrite.optimize(prepare.optimize(root, context), context);
             LateralSnapshotUtil.rejectRemainingSnapshotScans(captured);
             return captured;
         };

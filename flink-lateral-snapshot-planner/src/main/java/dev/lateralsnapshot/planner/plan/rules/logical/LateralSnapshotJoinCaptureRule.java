@@ -26,6 +26,7 @@ import org.apache.calcite.plan.RelOptRuleCall;
 import org.apache.calcite.plan.RelOptUtil;
 import org.apache.calcite.plan.RelRule;
 import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.core.Filter;
 import org.apache.calcite.rel.core.Join;
 import org.apache.calcite.rel.core.JoinRelType;
 import org.apache.calcite.rel.core.Project;
@@ -60,7 +61,9 @@ import static org.apache.flink.table.planner.utils.ShortcutUtils.unwrapTableConf
  * TableFunctionScan[SNAPSHOT]( build))} becomes a {@link LogicalLateralSnapshotJoin}, for the
  * {@code SNAPSHOT} of SQL and of the Table API alike. The {@link #FILTER_JOIN} variants also take
  * the WHERE clause of {@code CROSS JOIN LATERAL SNAPSHOT(...) WHERE ...}, of the comma form and of
- * the Table API's {@code join(snapshot).where(...)} as the join condition.
+ * the Table API's {@code join(snapshot).where(...)} as the join condition, once the filter
+ * push-down that runs before this rule (see {@link #leadsToSnapshotJoin}) has brought it down from
+ * above other joins, sub-query joins and projections.
  *
  * <p>It runs before Flink's default rewrite, predicate push-down and projection push-down: those
  * would otherwise push projections between the join and the scan (pruning the {@code on_time}
@@ -112,6 +115,44 @@ public class LateralSnapshotJoinCaptureRule extends RelRule<LateralSnapshotJoinC
                         buildProject,
                         condition,
                         join.getJoinType()));
+    }
+
+    /**
+     * Whether Flink's filter push-down may move WHERE conjuncts into the node on their way down to
+     * a SNAPSHOT join that a filter variant of this rule captures: the node is a join, projection
+     * or filter on a path of such nodes down to a join over a {@code SNAPSHOT} scan, and not that
+     * join itself. The WHERE clause of the comma and {@code CROSS JOIN} forms sits above every join
+     * of the FROM clause and above the joins of rewritten sub-queries, and a WHERE clause outside a
+     * sub-select above its projection; Flink's push-down would move it down only after the capture,
+     * too late for the join condition. It must not touch the SNAPSHOT join itself: a filter on its
+     * build side would hide the scan from this rule, and only this rule knows that the conjuncts go
+     * into the ON clause only for a join without condition, never for a LEFT join ({@link
+     * LateralSnapshotJoinFilterTransposeRule} moves the probe conjuncts below it).
+     */
+    public static boolean leadsToSnapshotJoin(RelNode node) {
+        return !isSnapshotJoin(node) && reachesSnapshotJoin(node);
+    }
+
+    private static boolean reachesSnapshotJoin(RelNode node) {
+        if (isSnapshotJoin(node)) {
+            return true;
+        }
+        return (node instanceof Join || node instanceof Project || node instanceof Filter)
+                && node.getInputs().stream()
+                        .map(RelNode::stripped)
+                        .anyMatch(LateralSnapshotJoinCaptureRule::reachesSnapshotJoin);
+    }
+
+    /** A join over a SNAPSHOT scan, as this rule matches it; the HEP planner wraps inputs. */
+    static boolean isSnapshotJoin(RelNode node) {
+        if (!(node instanceof Join)) {
+            return false;
+        }
+        RelNode build = ((Join) node).getRight().stripped();
+        if (build instanceof Project) {
+            build = build.getInput(0).stripped();
+        }
+        return LateralSnapshotUtil.isSnapshotScan(build);
     }
 
     private static RelNode capture(

@@ -1,0 +1,61 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package dev.lateralsnapshot.tests.runtime;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.Map;
+
+import static dev.lateralsnapshot.tests.metrics.JoinMetrics.CURRENT_PHASE;
+import static dev.lateralsnapshot.tests.metrics.JoinMetrics.MAX_JOIN_FAN_OUT;
+import static dev.lateralsnapshot.tests.metrics.JoinMetrics.NUM_UNMATCHED_PROBE_RECORDS;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The comma form with a third table: the WHERE clause above the join with that table holds the
+ * SNAPSHOT join's condition, and the join runs on it, at parallelism 2 and matching each order with
+ * the rate of its currency only (not with every rate, filtered afterwards). The third table is
+ * {@code rates} again, read as a table: the scenario has no other source that keeps running.
+ */
+class WhereClauseJoinConditionITCase extends MiniClusterTestBase {
+
+    @Test
+    void commaFormWithAThirdTableJoinsOnTheWhereClause() throws Exception {
+        try (StreamingScenario scenario = scenario(StateBackendKind.HEAP)) {
+            scenario.submit(
+                    "SELECT o.order_id, o.currency, r.rate + 10 * x.rate FROM orders AS o,"
+                            + " LATERAL SNAPSHOT(input => TABLE rates,"
+                            + " on_time => DESCRIPTOR(update_time),"
+                            + " load_completed_idle_timeout => INTERVAL '1' SECOND) AS r,"
+                            + " rates AS x"
+                            + " WHERE o.currency = r.currency AND x.currency = o.currency");
+            Map<String, Integer> vertices = scenario.vertexParallelism();
+            vertices.keySet().removeIf(name -> !name.contains("LateralSnapshotJoin"));
+            assertThat(vertices.values()).containsExactly(StreamingScenario.PARALLELISM);
+
+            // Orders 1 to 6 are B, C, A, B, C, A; 001.json has A 1.0, B 2.0 and Z 0.0.
+            scenario.emitOrders(1, 6);
+            scenario.writeBuildFile("001.json", StreamingScenario.FILE_001);
+            scenario.awaitMetrics("both subtasks flip", m -> m.allEqual(CURRENT_PHASE, 1));
+            assertThat(scenario.awaitOutput(4))
+                    .containsExactlyInAnyOrder(
+                            "+I[1, B, 22.0]", "+I[3, A, 11.0]", "+I[4, B, 22.0]", "+I[6, A, 11.0]");
+            scenario.awaitMetrics(
+                    "the two C orders are counted unmatched",
+                    m -> m.sum(NUM_UNMATCHED_PROBE_RECORDS) == 2);
+            assertThat(scenario.metrics().max(MAX_JOIN_FAN_OUT)).isEqualTo(1);
+        }
+    }
+}
