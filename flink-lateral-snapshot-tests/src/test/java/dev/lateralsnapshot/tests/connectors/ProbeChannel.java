@@ -85,6 +85,17 @@ public final class ProbeChannel implements AutoCloseable {
         }
     }
 
+    /**
+     * Hands rows to one source subtask, which emits them in this order: for changes that must
+     * arrive in order, such as a -U and its +U.
+     */
+    public void emitTo(int subtask, Row... rows) {
+        SubtaskQueue queue = queues.get(subtask);
+        for (Row row : rows) {
+            queue.add(row);
+        }
+    }
+
     @Override
     public void close() {
         CHANNELS.remove(id);

@@ -30,6 +30,13 @@ import java.util.Set;
  * The {@code 'test-probe'} connector: an append-only, unbounded table whose rows a test emits
  * through a {@link ProbeChannel} ({@code 'channel' = '<id>'}). The source runs with the channel's
  * parallelism. Declare the rowtime and watermark in the DDL as usual.
+ *
+ * <p>With {@code 'changelog' = 'true'} the table is a changelog without primary key instead (+I,
+ * -U, +U, -D, from {@code Row.ofKind}), for a build side. Flink lets only a source with a primary
+ * key choose the parallelism of a changelog, so such a source runs with the job's parallelism, and
+ * the channel must be opened with that; hand a build side's rows to one subtask ({@link
+ * ProbeChannel#emitTo}), so that a -U and its +U arrive in order. Nothing is checkpointed either
+ * way, so a savepoint of a job that reads the table holds no path or offset of the test run.
  */
 public final class ProbeTableFactory implements DynamicTableSourceFactory {
 
@@ -40,6 +47,12 @@ public final class ProbeTableFactory implements DynamicTableSourceFactory {
                     .stringType()
                     .noDefaultValue()
                     .withDescription("Id of the ProbeChannel that feeds the table.");
+
+    static final ConfigOption<Boolean> CHANGELOG =
+            ConfigOptions.key("changelog")
+                    .booleanType()
+                    .defaultValue(false)
+                    .withDescription("Whether the rows carry change kinds: +I, -U, +U, -D.");
 
     @Override
     public String factoryIdentifier() {
@@ -53,7 +66,7 @@ public final class ProbeTableFactory implements DynamicTableSourceFactory {
 
     @Override
     public Set<ConfigOption<?>> optionalOptions() {
-        return Set.of();
+        return Set.of(CHANGELOG);
     }
 
     @Override
@@ -61,34 +74,40 @@ public final class ProbeTableFactory implements DynamicTableSourceFactory {
         FactoryUtil.TableFactoryHelper helper = FactoryUtil.createTableFactoryHelper(this, context);
         helper.validate();
         return new ProbeTableSource(
-                helper.getOptions().get(CHANNEL), context.getPhysicalRowDataType());
+                helper.getOptions().get(CHANNEL),
+                context.getPhysicalRowDataType(),
+                helper.getOptions().get(CHANGELOG));
     }
 
     private static final class ProbeTableSource implements ScanTableSource {
         private final String channelId;
         private final DataType physicalType;
+        private final boolean changelog;
 
-        ProbeTableSource(String channelId, DataType physicalType) {
+        ProbeTableSource(String channelId, DataType physicalType, boolean changelog) {
             this.channelId = channelId;
             this.physicalType = physicalType;
+            this.changelog = changelog;
         }
 
         @Override
         public ChangelogMode getChangelogMode() {
-            return ChangelogMode.insertOnly();
+            return changelog ? ChangelogMode.all() : ChangelogMode.insertOnly();
         }
 
         @Override
         public ScanRuntimeProvider getScanRuntimeProvider(ScanContext context) {
-            return SourceProvider.of(
+            ControlledProbeSource source =
                     new ControlledProbeSource(
-                            channelId, context.createDataStructureConverter(physicalType)),
-                    ProbeChannel.get(channelId).parallelism());
+                            channelId, context.createDataStructureConverter(physicalType));
+            return changelog
+                    ? SourceProvider.of(source)
+                    : SourceProvider.of(source, ProbeChannel.get(channelId).parallelism());
         }
 
         @Override
         public DynamicTableSource copy() {
-            return new ProbeTableSource(channelId, physicalType);
+            return new ProbeTableSource(channelId, physicalType, changelog);
         }
 
         @Override

@@ -19,17 +19,17 @@ import java.util.concurrent.Callable;
 import java.util.function.Supplier;
 
 /** Waits for a condition of a running job, failing with what was awaited and what was seen. */
-final class Await {
+public final class Await {
 
     /** Long enough for a slow CI machine, short enough that a broken test fails soon. */
-    static final Duration TIMEOUT = Duration.ofSeconds(60);
+    public static final Duration TIMEOUT = Duration.ofSeconds(60);
 
     private static final long POLL_MILLIS = 50;
 
     private Await() {}
 
     /** Waits until the condition holds; {@code state} describes what was seen when it fails. */
-    static void until(String awaited, Callable<Boolean> condition, Supplier<?> state)
+    public static void until(String awaited, Callable<Boolean> condition, Supplier<?> state)
             throws Exception {
         long deadline = System.nanoTime() + TIMEOUT.toNanos();
         while (!condition.call()) {

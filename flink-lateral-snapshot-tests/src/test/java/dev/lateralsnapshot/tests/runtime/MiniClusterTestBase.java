@@ -35,7 +35,7 @@ import java.nio.file.Path;
  * The MiniCluster of a test class, which the extension starts before the class and stops after it:
  * two slots for parallelism 2, little memory, and the reporter that keeps the join's metrics.
  */
-abstract class MiniClusterTestBase {
+public abstract class MiniClusterTestBase {
 
     @RegisterExtension
     static final MiniClusterExtension MINI_CLUSTER =
@@ -47,13 +47,18 @@ abstract class MiniClusterTestBase {
                                     .setNumberSlotsPerTaskManager(StreamingScenario.PARALLELISM)
                                     .build());
 
-    @TempDir Path directory;
+    @TempDir protected Path directory;
 
     private MiniCluster cluster;
 
     @BeforeEach
     void injectCluster(@InjectMiniCluster MiniCluster cluster) {
         this.cluster = cluster;
+    }
+
+    /** This class's cluster. */
+    protected MiniCluster cluster() {
+        return cluster;
     }
 
     /** A streaming scenario on this class's cluster; close it to stop its job. */

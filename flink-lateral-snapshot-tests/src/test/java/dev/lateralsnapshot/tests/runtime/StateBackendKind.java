@@ -15,15 +15,15 @@
 package dev.lateralsnapshot.tests.runtime;
 
 /** The keyed state backends every MiniCluster test runs on. */
-enum StateBackendKind {
+public enum StateBackendKind {
     HEAP("hashmap", "HashMapStateBackend"),
     ROCKSDB("rocksdb", "EmbeddedRocksDBStateBackend");
 
     /** The value of {@code state.backend.type}. */
-    final String type;
+    public final String type;
 
     /** The name the job's execution graph reports for it. */
-    final String backendName;
+    public final String backendName;
 
     StateBackendKind(String type, String backendName) {
         this.type = type;

@@ -1,0 +1,168 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package dev.lateralsnapshot.tests.reliability;
+
+import dev.lateralsnapshot.tests.runtime.MiniClusterTestBase;
+import dev.lateralsnapshot.tests.runtime.StateBackendKind;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.io.IOException;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Objects;
+import java.util.stream.Stream;
+
+import static dev.lateralsnapshot.tests.reliability.SavepointPhase.ORDERS_BEFORE_SAVEPOINT;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assumptions.assumeThat;
+
+/**
+ * State compatibility (SPEC section 8): restores every savepoint committed under {@code
+ * src/test/resources/reliability/savepoints/<version>/}, taken with {@link SavepointJob} in each
+ * phase on each state backend, and checks that the restored job behaves as the phase demands (see
+ * {@link SavepointPhase}). A change to the operator's state (names, serializers, layout) or to the
+ * shape of the job graph the planner builds fails here, as it would fail a user's restore.
+ *
+ * <p>{@link #generateSavepoints()} takes the savepoints of the version named by the system property
+ * {@value #GENERATE_PROPERTY}; the README in the savepoint directory says when that is legitimate:
+ *
+ * <pre>{@code
+ * mvn -B -o verify -pl flink-lateral-snapshot-tests \
+ *     -Dtest=CommittedSavepointsITCase#generateSavepoints \
+ *     -Dreliability.generate-savepoints=0.1.0-SNAPSHOT
+ * }</pre>
+ */
+class CommittedSavepointsITCase extends MiniClusterTestBase {
+
+    static final String GENERATE_PROPERTY = "reliability.generate-savepoints";
+
+    /** Where the savepoints live in the sources; the generator writes there. */
+    private static final Path SOURCE_DIRECTORY =
+            Paths.get("src/test/resources/reliability/savepoints");
+
+    private static final String RESOURCE = "/reliability/savepoints";
+
+    static Stream<Arguments> committedSavepoints() throws IOException, URISyntaxException {
+        Path root =
+                Paths.get(
+                        Objects.requireNonNull(
+                                        CommittedSavepointsITCase.class.getResource(RESOURCE))
+                                .toURI());
+        List<Arguments> savepoints = new ArrayList<>();
+        try (Stream<Path> versions = Files.list(root)) {
+            for (Path version :
+                    (Iterable<Path>) versions.filter(Files::isDirectory).sorted()::iterator) {
+                for (StateBackendKind backend : StateBackendKind.values()) {
+                    for (SavepointPhase phase : SavepointPhase.values()) {
+                        Path savepoint = version.resolve(phase.savepointName(backendName(backend)));
+                        // A version must have all of them: a missing one would pass unnoticed.
+                        assertThat(savepoint.resolve("_metadata"))
+                                .as("committed savepoint")
+                                .isRegularFile();
+                        savepoints.add(
+                                Arguments.of(
+                                        version.getFileName().toString(),
+                                        backend,
+                                        phase,
+                                        savepoint));
+                    }
+                }
+            }
+        }
+        assertThat(savepoints).as("committed savepoints under " + root).isNotEmpty();
+        return savepoints.stream();
+    }
+
+    @ParameterizedTest(name = "{0}: {2} phase on {1}")
+    @MethodSource("committedSavepoints")
+    void restoresTheCommittedSavepoint(
+            String version, StateBackendKind backend, SavepointPhase phase, Path savepoint)
+            throws Exception {
+        try (ControlledJob job =
+                SavepointJob.start(cluster(), backend, 2, savepoint.toUri().toString())) {
+            long firstOrder = ORDERS_BEFORE_SAVEPOINT + 1;
+            long lastOrder = ORDERS_BEFORE_SAVEPOINT + 3;
+            phase.continueAfterRestore(job, firstOrder, lastOrder);
+            phase.finish(job, lastOrder);
+        }
+    }
+
+    /**
+     * Takes the savepoints of a version with the current build and puts them into the sources,
+     * replacing those of that version. Refuses a released version (one without {@code -SNAPSHOT}):
+     * its savepoints are what users hold, and the current build must restore them as they are.
+     */
+    @Test
+    @EnabledIfSystemProperty(named = GENERATE_PROPERTY, matches = ".+")
+    void generateSavepoints() throws Exception {
+        String version = System.getProperty(GENERATE_PROPERTY);
+        Path target = SOURCE_DIRECTORY.resolve(version);
+        assumeThat(Files.isDirectory(SOURCE_DIRECTORY))
+                .as("run from the module directory, where " + SOURCE_DIRECTORY + " is")
+                .isTrue();
+        if (!version.endsWith("-SNAPSHOT") && Files.exists(target)) {
+            throw new IllegalStateException(
+                    "The savepoints of the released version "
+                            + version
+                            + " are never regenerated: a build that cannot restore them breaks"
+                            + " its users' jobs. Fix the build instead.");
+        }
+        for (StateBackendKind backend : StateBackendKind.values()) {
+            for (SavepointPhase phase : SavepointPhase.values()) {
+                String savepoint;
+                try (ControlledJob job = SavepointJob.start(cluster(), backend, 2, null)) {
+                    phase.fill(job);
+                    savepoint =
+                            job.stopWithSavepoint(
+                                    directory.resolve(phase.savepointName(backendName(backend))));
+                }
+                copy(
+                        Paths.get(java.net.URI.create(savepoint)),
+                        target.resolve(phase.savepointName(backendName(backend))));
+            }
+        }
+    }
+
+    private static String backendName(StateBackendKind backend) {
+        return backend.name().toLowerCase();
+    }
+
+    /** Replaces a directory by a copy of a savepoint's directory (its metadata and state files). */
+    private static void copy(Path savepoint, Path target) throws IOException {
+        if (Files.exists(target)) {
+            try (Stream<Path> old = Files.walk(target)) {
+                for (Path path : (Iterable<Path>) old.sorted(Comparator.reverseOrder())::iterator) {
+                    Files.delete(path);
+                }
+            }
+        }
+        Files.createDirectories(target);
+        try (Stream<Path> files = Files.list(savepoint)) {
+            for (Path file : (Iterable<Path>) files::iterator) {
+                Files.copy(file, target.resolve(file.getFileName()));
+            }
+        }
+    }
+}
