@@ -21,6 +21,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Predicate;
 
 /**
@@ -134,6 +136,46 @@ final class ClusterJob {
                     return values;
                 },
                 values -> values.size() == parallelism);
+    }
+
+    /** The resource ids of the TaskManagers that run the join's subtasks now. */
+    Set<String> joinTaskManagers() {
+        JsonNode vertex =
+                rest.get("/jobs/" + jobId + "/vertices/" + joinVertex().path("id").asText());
+        Set<String> taskManagers = new TreeSet<>();
+        for (JsonNode subtask : vertex.path("subtasks")) {
+            taskManagers.add(subtask.path("taskmanager-id").asText());
+        }
+        return taskManagers;
+    }
+
+    /** How often the job has restarted after a failure (the job metric {@code numRestarts}). */
+    long restarts() {
+        JsonNode answer = rest.get("/jobs/" + jobId + "/metrics?get=numRestarts");
+        return answer.size() == 1 ? answer.get(0).path("value").asLong() : 0;
+    }
+
+    /** The number of checkpoints the job has completed, over all its restarts. */
+    long completedCheckpoints() {
+        return rest.get("/jobs/" + jobId + "/checkpoints").path("counts").path("completed").asLong();
+    }
+
+    /**
+     * Waits until the job completes a checkpoint triggered after this call: the state it holds
+     * includes everything the job had processed by now.
+     */
+    void awaitCheckpointTriggeredFromNow(Duration timeout) {
+        long now = System.currentTimeMillis();
+        Wait.until(
+                timeout,
+                "a checkpoint of job " + jobId + " triggered after " + now,
+                () ->
+                        rest.get("/jobs/" + jobId + "/checkpoints")
+                                .path("latest")
+                                .path("completed")
+                                .path("trigger_timestamp")
+                                .asLong(),
+                triggered -> triggered > now);
     }
 
     /** The value of a join metric of a join with parallelism 1. */

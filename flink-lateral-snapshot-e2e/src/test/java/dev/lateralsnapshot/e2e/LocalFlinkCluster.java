@@ -28,6 +28,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -129,7 +130,7 @@ final class LocalFlinkCluster implements AutoCloseable {
         try {
             cluster.runScript(
                     Duration.ofMinutes(1), null, "start-cluster.sh", String.valueOf(TASK_MANAGERS));
-            cluster.awaitTaskManagers();
+            cluster.awaitTaskManagers(TASK_MANAGERS);
         } catch (RuntimeException | Error e) {
             cluster.close();
             throw e;
@@ -151,6 +152,48 @@ final class LocalFlinkCluster implements AutoCloseable {
         return readPids().stream()
                 .filter(pid -> isOurDaemon(ProcessHandle.of(pid)))
                 .collect(Collectors.toList());
+    }
+
+    // ---- TaskManager failures ----
+
+    /**
+     * Kills the TaskManager with the given resource id (as the REST API names it) with SIGKILL, the
+     * way a machine or a JVM dies: no shutdown hook runs, nothing is flushed or deregistered.
+     */
+    void killTaskManager(String resourceId) {
+        Optional<ProcessHandle> process = ProcessHandle.of(taskManagerPid(resourceId));
+        if (!isOurDaemon(process)) {
+            throw new AssertionError("TaskManager " + resourceId + " is not running");
+        }
+        process.get().destroyForcibly();
+        process.get().onExit().orTimeout(30, TimeUnit.SECONDS).join();
+    }
+
+    /**
+     * Starts one more TaskManager, as {@code bin/taskmanager.sh start} does, and waits until the
+     * JobManager counts {@code expected} TaskManagers: a killed one leaves that count only when its
+     * heartbeat times out.
+     */
+    void startTaskManager(int expected) {
+        runScript(Duration.ofMinutes(1), null, "taskmanager.sh", "start");
+        awaitTaskManagers(expected);
+    }
+
+    /**
+     * The PID of a TaskManager, from the PID file: the n-th line is the TaskManager that logs to
+     * {@code flink-<user>-taskexecutor-<n>-<host>.log}, where it logs its resource id at the start.
+     */
+    private long taskManagerPid(String resourceId) {
+        String startLine = "Starting TaskManager with ResourceID: " + resourceId;
+        List<String> pids = readLines(logFiles("-taskexecutor.pid").get(0));
+        for (int n = 0; n < pids.size(); n++) {
+            for (Path log : logFiles("-taskexecutor-" + n + "-", ".log")) {
+                if (readLines(log).stream().anyMatch(line -> line.endsWith(startLine))) {
+                    return Long.parseLong(pids.get(n).trim());
+                }
+            }
+        }
+        throw new AssertionError("no TaskManager log names resource id " + resourceId);
     }
 
     // ---- clients ----
@@ -201,20 +244,29 @@ final class LocalFlinkCluster implements AutoCloseable {
 
     /** The lines that the TaskManagers have printed so far, file by file. */
     Map<Path, List<String>> taskManagerOutput() {
+        Map<Path, List<String>> output = new LinkedHashMap<>();
+        for (Path file : logFiles("-taskexecutor-", ".out")) {
+            output.put(file, readLines(file));
+        }
+        return output;
+    }
+
+    /** The files of the log directory whose names hold {@code parts} in this order, sorted. */
+    private List<Path> logFiles(String... parts) {
+        String pattern =
+                Stream.of(parts).map(Pattern::quote).collect(Collectors.joining(".*", ".*", "$"));
         try (Stream<Path> files = Files.list(logDirectory)) {
-            Map<Path, List<String>> output = new LinkedHashMap<>();
-            for (Path file :
-                    files.filter(
-                                    file -> {
-                                        String name = file.getFileName().toString();
-                                        return name.contains("-taskexecutor-")
-                                                && name.endsWith(".out");
-                                    })
-                            .sorted()
-                            .collect(Collectors.toList())) {
-                output.put(file, Files.readAllLines(file, StandardCharsets.UTF_8));
-            }
-            return output;
+            return files.filter(file -> file.getFileName().toString().matches(pattern))
+                    .sorted()
+                    .collect(Collectors.toList());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static List<String> readLines(Path file) {
+        try {
+            return Files.readAllLines(file, StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -248,18 +300,12 @@ final class LocalFlinkCluster implements AutoCloseable {
 
     private List<Long> readPids() {
         List<Long> pids = new ArrayList<>();
-        try (Stream<Path> files = Files.list(logDirectory)) {
-            for (Path file :
-                    files.filter(file -> file.toString().endsWith(".pid"))
-                            .collect(Collectors.toList())) {
-                for (String line : Files.readAllLines(file)) {
-                    if (!line.isBlank()) {
-                        pids.add(Long.parseLong(line.trim()));
-                    }
+        for (Path file : logFiles(".pid")) {
+            for (String line : readLines(file)) {
+                if (!line.isBlank()) {
+                    pids.add(Long.parseLong(line.trim()));
                 }
             }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
         }
         return pids;
     }
@@ -277,19 +323,17 @@ final class LocalFlinkCluster implements AutoCloseable {
 
     // ---- helpers ----
 
-    private void awaitTaskManagers() {
+    private void awaitTaskManagers(int expected) {
         Wait.until(
                 STARTUP_TIMEOUT,
-                "both TaskManagers registered at the JobManager (logs in " + logDirectory + ")",
+                expected + " TaskManagers registered at the JobManager (logs in " + logDirectory + ")",
                 () -> {
-                    if (daemonPids().size() < 1 + TASK_MANAGERS) {
+                    if (daemonPids().size() < 1 + expected) {
                         throw new DaemonDiedException(
                                 "A Flink daemon exited during the start; logs in " + logDirectory);
                     }
                     return rest.tryGet("/overview")
-                            .filter(
-                                    overview ->
-                                            overview.path("taskmanagers").asInt() == TASK_MANAGERS)
+                            .filter(overview -> overview.path("taskmanagers").asInt() == expected)
                             .isPresent();
                 });
     }

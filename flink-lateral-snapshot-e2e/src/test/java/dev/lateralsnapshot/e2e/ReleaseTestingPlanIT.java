@@ -83,9 +83,8 @@ class ReleaseTestingPlanIT extends ReleaseTestingPlanTestBase {
     @Order(1)
     void section1LoadPhaseAndFlipThenSection7SavepointAndRestoreInJoinPhase() {
         ClusterJob job = loadPhaseAndFlipViaIdleTimeout();
-        // "Run the job from section 6 (or section 1)": section 1's, which has no state TTL. The
-        // TTL of section 6 (20 s, processing time) runs on while the job is stopped, and evicts
-        // the keys before the restored job probes them.
+        // "Run the job from section 6 (or section 1)": section 1's, which has no state TTL, so
+        // that what the restored job matches depends on the restored build side alone.
         savepointAndRestoreInJoinPhase(job, insert("JOIN", EQUI, IDLE_TIMEOUT));
     }
 

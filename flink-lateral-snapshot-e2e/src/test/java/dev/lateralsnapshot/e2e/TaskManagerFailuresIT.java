@@ -1,0 +1,338 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package dev.lateralsnapshot.e2e;
+
+import dev.lateralsnapshot.tests.reliability.VersionedBuildSide;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+import static dev.lateralsnapshot.tests.reliability.VersionedBuildSide.KEYS;
+import static dev.lateralsnapshot.tests.reliability.VersionedBuildSide.assertExactlyOnceAndNoHalfAppliedUpdate;
+import static dev.lateralsnapshot.tests.reliability.VersionedBuildSide.flipFile;
+import static dev.lateralsnapshot.tests.reliability.VersionedBuildSide.query;
+import static dev.lateralsnapshot.tests.reliability.VersionedBuildSide.versionFile;
+import static dev.lateralsnapshot.tests.reliability.VersionedBuildSide.watermarkAfter;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Exactly once across real process failures (SPEC section 8): a TaskManager that runs the join is
+ * killed with SIGKILL once in the load phase and three times in the join phase, and a new one is
+ * started in its place each time, on a local cluster with RocksDB, incremental checkpoints every
+ * second and the filesystem sink, which commits its files only with a checkpoint. The committed
+ * output must hold every order exactly once, and no row may show a half-applied update pair: the
+ * build side is a {@link VersionedBuildSide}, on which one would show.
+ *
+ * <p>Orders and build changes are files that the test drops into directories which the job's
+ * filesystem sources monitor; both sources keep in their checkpoints which files they have read and
+ * how far, so a restored job reads on where the checkpoint was taken.
+ *
+ * <p>Build files are written one after the other, each once the previous one is applied and a
+ * checkpoint holds it: the filesystem source reads files on two subtasks, and two files that change
+ * one key, read at once, reach the join in no defined order (a CDC source keeps a key in one
+ * partition).
+ */
+class TaskManagerFailuresIT {
+
+    private static final int VERSIONS = 6;
+    private static final int ORDERS_PER_FILE = 150;
+
+    /** A killed TaskManager is noticed within the heartbeat timeout, the job restarts after it. */
+    private static final Duration RECOVERY_TIMEOUT = Duration.ofSeconds(90);
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(60);
+
+    /** How long a restored filesystem source may take to read again a file it had not finished. */
+    private static final Duration SETTLE_AFTER_RESTART = Duration.ofSeconds(2);
+
+    private static final Pattern JOB_ID = Pattern.compile("Job ID: ([0-9a-f]{32})");
+
+    private LocalFlinkCluster cluster;
+    private Path ordersDirectory;
+    private Path buildDirectory;
+    private Path outputDirectory;
+    private long ordersWritten;
+    private int kills;
+
+    @BeforeEach
+    void startCluster() throws IOException {
+        cluster =
+                LocalFlinkCluster.start(
+                        Map.of(
+                                "metrics.fetcher.update-interval", "1000",
+                                // Notice a dead TaskManager in seconds instead of the default 50.
+                                "heartbeat.interval", "1000",
+                                "heartbeat.timeout", "5000",
+                                "restart-strategy.type", "fixed-delay",
+                                "restart-strategy.fixed-delay.attempts", "20",
+                                "restart-strategy.fixed-delay.delay", "1 s"));
+        ordersDirectory = Files.createDirectories(cluster.runDirectory().resolve("orders"));
+        buildDirectory = Files.createDirectories(cluster.runDirectory().resolve("versions"));
+        outputDirectory = Files.createDirectories(cluster.runDirectory().resolve("committed"));
+    }
+
+    @AfterEach
+    void stopCluster() {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    @Test
+    void emitsEveryOrderExactlyOnceAndNoHalfAppliedUpdateWhenTaskManagersAreKilled() {
+        long start = System.nanoTime();
+        ClusterJob job = submit();
+        assertThat(job.joinVertex().path("parallelism").asInt()).isEqualTo(2);
+
+        // ---- load phase: orders are buffered, version 0 is loaded; a TaskManager dies ----
+        writeBuildFile(0);
+        writeOrders();
+        awaitBuffered(job, ORDERS_PER_FILE);
+        job.awaitCheckpointTriggeredFromNow(TIMEOUT);
+        killJoinTaskManager(job);
+        assertThat(job.metric("currentPhase")).as("restored into the load phase").containsOnly(0.0);
+        writeOrders();
+        awaitBuffered(job, ORDERS_PER_FILE);
+        long lastBufferedOrder = ordersWritten;
+
+        writeFile(buildDirectory, "flip.json", flipFile());
+        Wait.until(
+                TIMEOUT,
+                "every join subtask flips",
+                () -> job.metric("currentPhase"),
+                phases -> phases.stream().allMatch(phase -> phase == 1.0));
+        // From here on no restore goes back to the load phase, or reads flip.json again.
+        job.awaitCheckpointTriggeredFromNow(TIMEOUT);
+
+        // ---- join phase: a new version of every key per file, three TaskManagers die ----
+        for (int version = 1; version <= VERSIONS; version++) {
+            switch (version) {
+                case 1:
+                    // Killed before the file is read: the restored job reads it.
+                    writeOrders();
+                    killJoinTaskManager(job);
+                    writeBuildFile(version);
+                    awaitApplied(job, version);
+                    break;
+                case 3:
+                    // Killed around the time the file is read: the restored job reads it again
+                    // unless the checkpoint it restores holds it.
+                    writeBuildFile(version);
+                    writeOrders();
+                    killJoinTaskManager(job);
+                    break;
+                case 5:
+                    // Killed after the file is applied, maybe before a checkpoint holds it.
+                    writeBuildFile(version);
+                    writeOrders();
+                    awaitApplied(job, version);
+                    killJoinTaskManager(job);
+                    break;
+                default:
+                    writeBuildFile(version);
+                    writeOrders();
+                    awaitApplied(job, version);
+            }
+            job.awaitCheckpointTriggeredFromNow(TIMEOUT);
+        }
+
+        // The last version is applied and no TaskManager died since: new orders all see it.
+        long lastOrderBeforeTheLastVersion = ordersWritten;
+        writeOrders();
+        long expected = ordersWritten;
+        Wait.until(
+                TIMEOUT,
+                expected + " committed output rows",
+                () -> committedLines().size(),
+                committed -> committed >= expected);
+        // One more checkpoint: a duplicate still on its way would be committed by it.
+        job.awaitCheckpointTriggeredFromNow(TIMEOUT);
+        // A restart can also fail, when the JobManager tries the dead TaskManager's slots first.
+        assertThat(job.restarts()).as("at least one restart per killed TaskManager").isGreaterThanOrEqualTo(kills);
+        long checkpoints = job.completedCheckpoints();
+
+        int committed =
+                assertExactlyOnceAndNoHalfAppliedUpdate(
+                        committedLines(),
+                        expected,
+                        lastBufferedOrder,
+                        lastOrderBeforeTheLastVersion,
+                        VERSIONS);
+        System.out.printf(
+                "[reliability] TaskManagers killed on a local cluster (RocksDB): %d orders in,"
+                        + " %d rows committed, %d TaskManagers killed (1 load phase, 3 join"
+                        + " phase), %d restarts, %d checkpoints completed, %d build versions,"
+                        + " %.1f s%n",
+                expected,
+                committed,
+                kills,
+                job.restarts(),
+                checkpoints,
+                VERSIONS,
+                (System.nanoTime() - start) / 1e9);
+    }
+
+    // ---- the job ----
+
+    /**
+     * Submits the job through the SQL Client: the settings and tables in the init script ({@code
+     * -i}), the INSERT in the statement file ({@code -f}).
+     */
+    private ClusterJob submit() {
+        String ddl =
+                String.join(
+                        "\n",
+                        "SET 'parallelism.default' = '2';",
+                        "SET 'state.backend.type' = 'rocksdb';",
+                        "SET 'execution.checkpointing.incremental' = 'true';",
+                        "SET 'execution.checkpointing.interval' = '1 s';",
+                        "SET 'table.local-time-zone' = 'UTC';",
+                        // A source subtask without a file sends no watermark; idle, it holds none.
+                        "SET 'table.exec.source.idle-timeout' = '500 ms';",
+                        "CREATE TABLE orders (order_id BIGINT, key_id INT) WITH (",
+                        "  'connector' = 'filesystem', 'path' = '" + ordersDirectory.toUri() + "',",
+                        "  'format' = 'csv', 'source.monitor-interval' = '200 ms');",
+                        "CREATE TABLE versions (",
+                        "  key_id INT, version_a BIGINT, version_b BIGINT,",
+                        "  update_time TIMESTAMP(3), WATERMARK FOR update_time AS update_time",
+                        ") WITH (",
+                        "  'connector' = 'filesystem', 'path' = '" + buildDirectory.toUri() + "',",
+                        "  'format' = 'debezium-json', 'source.monitor-interval' = '200 ms');",
+                        // Row formats roll by time or size; a rolled file is committed by the next
+                        // checkpoint.
+                        "CREATE TABLE committed (",
+                        "  order_id BIGINT, key_id INT, version_a BIGINT, version_b BIGINT",
+                        ") WITH (",
+                        "  'connector' = 'filesystem', 'path' = '" + outputDirectory.toUri() + "',",
+                        "  'format' = 'csv', 'sink.rolling-policy.rollover-interval' = '500 ms',",
+                        "  'sink.rolling-policy.check-interval' = '100 ms');",
+                        "");
+        String insert = query("orders AS o", "committed") + ";\n";
+        try {
+            Path init = Files.writeString(cluster.runDirectory().resolve("ddl.sql"), ddl);
+            Path file = Files.writeString(cluster.runDirectory().resolve("insert.sql"), insert);
+            String printed = cluster.sqlClientWithFile(init, file);
+            Matcher jobId = JOB_ID.matcher(printed);
+            assertThat(jobId.find()).as("a submitted job in:%n%s", printed).isTrue();
+            return new ClusterJob(cluster.rest(), jobId.group(1)).awaitRunning();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    // ---- failures ----
+
+    /**
+     * Kills (SIGKILL) a TaskManager that runs a join subtask and starts a new one in its place, as
+     * a cluster manager would, while the job restarts from its last checkpoint on the TaskManager
+     * that is left; waits until the job runs again and has taken a checkpoint.
+     */
+    private void killJoinTaskManager(ClusterJob job) {
+        String victim = job.joinTaskManagers().iterator().next();
+        cluster.killTaskManager(victim);
+        kills++;
+        cluster.startTaskManager(2);
+        Wait.until(
+                RECOVERY_TIMEOUT,
+                "restart " + kills + " of job " + job.id() + " after TaskManager " + victim + " died",
+                job::restarts,
+                restarts -> restarts >= kills);
+        job.awaitRunning();
+        Wait.sleep(SETTLE_AFTER_RESTART);
+        job.awaitCheckpointTriggeredFromNow(TIMEOUT);
+    }
+
+    // ---- waiting ----
+
+    /** Waits until the join subtasks together hold the given number of buffered orders. */
+    private static void awaitBuffered(ClusterJob job, long buffered) {
+        Wait.until(
+                TIMEOUT,
+                buffered + " orders buffered by the join",
+                () -> job.metric("numProbeSideRecordsBuffered"),
+                values -> values.stream().mapToDouble(Double::doubleValue).sum() == buffered);
+    }
+
+    /** Waits until the build watermark has passed a version's file on every join subtask. */
+    private static void awaitApplied(ClusterJob job, int version) {
+        double watermark = watermarkAfter(version);
+        Wait.until(
+                TIMEOUT,
+                "version " + version + " applied",
+                () -> job.metric("currentBuildSideWatermark"),
+                watermarks -> watermarks.stream().allMatch(current -> current >= watermark));
+    }
+
+    // ---- input files ----
+
+    /** Writes the next file of orders: ids go on from the last file, keys are id modulo KEYS. */
+    private void writeOrders() {
+        List<String> lines = new ArrayList<>();
+        long first = ordersWritten + 1;
+        for (long order = first; order < first + ORDERS_PER_FILE; order++) {
+            lines.add(order + "," + order % KEYS);
+        }
+        ordersWritten += ORDERS_PER_FILE;
+        writeFile(ordersDirectory, "orders-" + first + ".csv", lines);
+    }
+
+    private void writeBuildFile(int version) {
+        writeFile(buildDirectory, "v" + version + ".json", versionFile(version));
+    }
+
+    /** Drops a file into a monitored directory whole: the source skips names with a dot first. */
+    private static void writeFile(Path directory, String name, List<String> lines) {
+        try {
+            Path hidden = directory.resolve("." + name);
+            Files.write(hidden, lines, StandardCharsets.UTF_8);
+            Files.move(hidden, directory.resolve(name), StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    // ---- output ----
+
+    /** The lines of the files the sink has committed; in-progress files are hidden (dot first). */
+    private List<String> committedLines() {
+        try (Stream<Path> files = Files.list(outputDirectory)) {
+            List<String> lines = new ArrayList<>();
+            for (Path file :
+                    files.filter(file -> !file.getFileName().toString().startsWith("."))
+                            .collect(Collectors.toList())) {
+                lines.addAll(Files.readAllLines(file, StandardCharsets.UTF_8));
+            }
+            return lines;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
