@@ -140,10 +140,13 @@ public final class SnapshotArguments {
         String name = PARAMETERS.get(position);
         RexLiteral literal = reduceToLiteral(cluster, operand);
         if (literal == null) {
+            // The operand as the planner prints it would show its internal form ($0 for a
+            // column), so the message says what a constant is instead.
             throw new ValidationException(
                     String.format(
-                            "Argument '%s' of %s must be a constant expression, but was '%s'.",
-                            name, NAME, operand));
+                            "Argument '%s' of %s must be a constant expression: it may not refer"
+                                    + " to a column or call a non-deterministic function.",
+                            name, NAME));
         }
         Long value = literal.getValueAs(Long.class);
         if (value == null) {

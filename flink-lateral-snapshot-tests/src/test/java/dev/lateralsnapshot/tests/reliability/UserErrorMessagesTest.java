@@ -40,6 +40,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 import static org.apache.flink.table.api.Expressions.$;
@@ -75,6 +76,9 @@ class UserErrorMessagesTest {
                     "This is a bug",
                     "Caused by",
                     "\tat ");
+
+    /** An expression as Calcite prints it: a column ({@code $0}), a call ({@code *(1000, $0)}). */
+    private static final Pattern PLANNER_EXPRESSION = Pattern.compile("\\$\\d|[*+/-]\\(");
 
     private static final String RATES = "input => TABLE rates, on_time => DESCRIPTOR(update_time)";
 
@@ -141,6 +145,9 @@ class UserErrorMessagesTest {
                         .as("%s: message shown to the user", mistake)
                         .doesNotContain(inside);
             }
+            assertThat(shown)
+                    .as("%s: shown to the user, no expression as Calcite prints it", mistake)
+                    .doesNotContainPattern(PLANNER_EXPRESSION);
         }
         // Actionable: the message names what is wrong.
         assertThat(error.getMessage() + "\n" + rootMessage).as(mistake).contains(named);
