@@ -1,0 +1,114 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package dev.lateralsnapshot.benchmark.enrichment;
+
+/** The joins compared, each an INSERT INTO the measuring sink over the same tables. */
+enum Contender {
+    P0("P0 pass-through", "pass-through with the join's hash exchange (the ceiling)", true),
+    P1("P1 proctime TTF", "processing-time temporal table function join", true),
+    P2("P2 event-time temporal", "event-time temporal join FOR SYSTEM_TIME AS OF", true),
+    P3("P3 regular LEFT", "regular LEFT join", true),
+    P4("P4 lookup FULL cache", "lookup join, full cache ('values' test connector)", false),
+    P5U("P5 SNAPSHOT upsert", "LATERAL SNAPSHOT, build side keyed by the join key", true),
+    P5M("P5 SNAPSHOT multiset", "LATERAL SNAPSHOT, build side without a key", true);
+
+    final String label;
+    final String description;
+    /** False when the backend makes no difference (no keyed state): runs on the heap only. */
+    final boolean usesState;
+
+    Contender(String label, String description, boolean usesState) {
+        this.label = label;
+        this.description = description;
+        this.usesState = usesState;
+    }
+
+    boolean isSnapshot() {
+        return this == P5U || this == P5M;
+    }
+
+    static final String SELECT = "SELECT o.seq, o.k, o.amount, r.rate, r.name, o.src_nanos ";
+
+    /** The statement of this contender; the tables are those of {@link #ddl}. */
+    String insert() {
+        switch (this) {
+            case P0:
+                return "INSERT INTO sink_keyed SELECT seq, k, amount, src_nanos FROM orders";
+            case P1:
+                return "INSERT INTO sink "
+                        + SELECT
+                        + "FROM orders AS o, LATERAL TABLE (Rates(o.pt)) AS r WHERE o.k = r.k";
+            case P2:
+                return "INSERT INTO sink "
+                        + SELECT
+                        + "FROM orders AS o JOIN rates FOR SYSTEM_TIME AS OF o.ts AS r"
+                        + " ON o.k = r.k";
+            case P3:
+                return "INSERT INTO sink " + SELECT + "FROM orders AS o LEFT JOIN rates AS r ON o.k = r.k";
+            case P4:
+                return "INSERT INTO sink "
+                        + SELECT
+                        + "FROM orders AS o JOIN rates_lookup FOR SYSTEM_TIME AS OF o.pt AS r"
+                        + " ON o.k = r.k";
+            case P5U:
+                return "INSERT INTO sink "
+                        + SELECT
+                        + "FROM orders AS o JOIN LATERAL SNAPSHOT("
+                        + "input => TABLE rates, on_time => DESCRIPTOR(updated_at)) AS r"
+                        + " ON o.k = r.k";
+            case P5M:
+                return "INSERT INTO sink "
+                        + SELECT
+                        + "FROM orders AS o JOIN LATERAL SNAPSHOT("
+                        + "input => TABLE rates_nopk, on_time => DESCRIPTOR(updated_at)) AS r"
+                        + " ON o.k = r.k";
+            default:
+                throw new AssertionError(this);
+        }
+    }
+
+    /** The tables every contender sees; only those a statement reads become sources. */
+    static String[] ddl(String run, String lookupDataId) {
+        String with = " WITH ('connector' = 'bench-%s', 'run' = '" + run + "')";
+        String build =
+                "k BIGINT, rate DOUBLE, name STRING, updated_at TIMESTAMP_LTZ(3),"
+                        + " WATERMARK FOR updated_at AS updated_at";
+        return new String[] {
+            "CREATE TEMPORARY TABLE orders (seq BIGINT, k BIGINT, amount DOUBLE,"
+                    + " ts TIMESTAMP_LTZ(3), src_nanos BIGINT, pt AS PROCTIME(),"
+                    + " WATERMARK FOR ts AS ts)"
+                    + String.format(with, "probe"),
+            "CREATE TEMPORARY TABLE rates ("
+                    + build
+                    + ", PRIMARY KEY (k) NOT ENFORCED)"
+                    + String.format(with, "build"),
+            "CREATE TEMPORARY TABLE rates_nopk (" + build + ")" + String.format(with, "build"),
+            "CREATE TEMPORARY TABLE rates_pt (" + build + ", pt AS PROCTIME())"
+                    + String.format(with, "build"),
+            "CREATE TEMPORARY TABLE rates_lookup (k BIGINT, rate DOUBLE, name STRING,"
+                    + " updated_at TIMESTAMP_LTZ(3), PRIMARY KEY (k) NOT ENFORCED) WITH ("
+                    + "'connector' = 'values', 'data-id' = '"
+                    + lookupDataId
+                    + "', 'lookup.cache' = 'FULL',"
+                    + " 'lookup.full-cache.periodic-reload.interval' = '1 h')",
+            "CREATE TEMPORARY TABLE sink (seq BIGINT, k BIGINT, amount DOUBLE, rate DOUBLE,"
+                    + " name STRING, src_nanos BIGINT)"
+                    + String.format(with, "sink"),
+            "CREATE TEMPORARY TABLE sink_keyed (seq BIGINT, k BIGINT, amount DOUBLE,"
+                    + " src_nanos BIGINT, PRIMARY KEY (k) NOT ENFORCED)"
+                    + String.format(with, "sink")
+        };
+    }
+}

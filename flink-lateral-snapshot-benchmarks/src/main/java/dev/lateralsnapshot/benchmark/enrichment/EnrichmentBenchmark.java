@@ -1,0 +1,294 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package dev.lateralsnapshot.benchmark.enrichment;
+
+import dev.lateralsnapshot.benchmark.enrichment.RunSpec.Backend;
+import dev.lateralsnapshot.benchmark.enrichment.RunSpec.Mode;
+import dev.lateralsnapshot.benchmark.enrichment.RunSpec.Scenario;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.time.LocalDateTime;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The enrichment benchmark: the LATERAL SNAPSHOT join against the joins users run today, over the
+ * same generated data, one job after another in one JVM on an embedded Flink. See {@code
+ * README.md} of this module and {@code docs/benchmarks.md}.
+ *
+ * <p>Options ({@code --name=value}): {@code --plan=default|quick|report}, {@code --rounds=N} (all
+ * groups), {@code --only=TOKENS} (comma-separated; a run is kept when, for each kind of token
+ * given, it matches one: group letters A-E, contenders P0..P5M, backends heap/rocksdb, modes
+ * throughput/latency/load), and the knobs of {@link Settings}.
+ */
+public final class EnrichmentBenchmark {
+
+    /** A group of runs: one scenario and mode, the contenders and backends, the rounds. */
+    static final class Group {
+        final String id;
+        final Scenario scenario;
+        final Mode mode;
+        final List<Contender> contenders;
+        final Set<Backend> backends;
+        final Set<Contender> heapOnly;
+        final int rounds;
+        final String why;
+
+        Group(
+                String id,
+                String scenario,
+                Mode mode,
+                List<Contender> contenders,
+                Set<Contender> heapOnly,
+                int rounds,
+                String why) {
+            this.id = id;
+            this.scenario = Scenario.parse(scenario);
+            this.mode = mode;
+            this.contenders = contenders;
+            this.backends = EnumSet.allOf(Backend.class);
+            this.heapOnly = heapOnly;
+            this.rounds = rounds;
+            this.why = why;
+        }
+
+        /** The runs of one round, in the round's rotated order. */
+        List<RunSpec> round(int round, Settings settings) {
+            List<RunSpec> specs = new ArrayList<>();
+            for (Contender contender : contenders) {
+                for (Backend backend : backends) {
+                    boolean stateless = !contender.usesState || heapOnly.contains(contender);
+                    if (backend == Backend.ROCKSDB && stateless) {
+                        continue;
+                    }
+                    RunSpec spec = new RunSpec(scenario, mode, contender, backend, round);
+                    if (selected(spec, settings)) {
+                        specs.add(spec);
+                    }
+                }
+            }
+            if (specs.isEmpty()) {
+                return specs;
+            }
+            int shift = (round - 1) * Math.max(1, specs.size() / Math.max(1, rounds));
+            shift %= specs.size();
+            List<RunSpec> rotated = new ArrayList<>(specs.subList(shift, specs.size()));
+            rotated.addAll(specs.subList(0, shift));
+            if (round % 2 == 0) {
+                java.util.Collections.reverse(rotated);
+            }
+            return rotated;
+        }
+
+        boolean selected(RunSpec spec, Settings settings) {
+            List<String> groups = new ArrayList<>();
+            List<String> contenders = new ArrayList<>();
+            List<String> backends = new ArrayList<>();
+            List<String> modes = new ArrayList<>();
+            for (String token : settings.only) {
+                String t = token.toUpperCase();
+                if (t.matches("[A-Z]") ) {
+                    groups.add(t);
+                } else if (t.matches("P[0-9][A-Z]?")) {
+                    contenders.add(t);
+                } else if (t.equals("HEAP") || t.equals("ROCKSDB")) {
+                    backends.add(t);
+                } else {
+                    modes.add(t);
+                }
+            }
+            return (groups.isEmpty() || groups.contains(id))
+                    && (contenders.isEmpty() || contenders.contains(spec.contender.name()))
+                    && (backends.isEmpty() || backends.contains(spec.backend.name()))
+                    && (modes.isEmpty() || modes.contains(spec.mode.name()));
+        }
+    }
+
+    static final List<Contender> ALL = Arrays.asList(Contender.values());
+    static final List<Contender> CORE =
+            List.of(Contender.P0, Contender.P1, Contender.P2, Contender.P3, Contender.P5U, Contender.P5M);
+
+    static List<Group> plan(Settings settings) {
+        int r3 = settings.rounds > 0 ? settings.rounds : 3;
+        int r2 = settings.rounds > 0 ? settings.rounds : 2;
+        switch (settings.plan) {
+            case "default":
+                return List.of(
+                        new Group(
+                                "A",
+                                "uniform-100k",
+                                Mode.THROUGHPUT,
+                                ALL,
+                                Set.of(),
+                                r3,
+                                "every contender on both backends: the main comparison"),
+                        new Group(
+                                "E",
+                                "uniform-100k",
+                                Mode.LOAD,
+                                List.of(Contender.P5U, Contender.P5M),
+                                Set.of(),
+                                r2,
+                                "LATERAL SNAPSHOT's load phase: 1M buffered probe rows, the flip,"
+                                        + " the drain, checkpoints while loading"),
+                        new Group(
+                                "D",
+                                "uniform-100k",
+                                Mode.LATENCY,
+                                ALL,
+                                Set.of(),
+                                r2,
+                                "latency at a fixed rate below every contender's saturation"),
+                        new Group(
+                                "B",
+                                "zipf-100k",
+                                Mode.THROUGHPUT,
+                                CORE,
+                                Set.of(Contender.P2, Contender.P3),
+                                r2,
+                                "skewed keys; P2 and P3 on the heap only, to keep the run short"),
+                        new Group(
+                                "C",
+                                "uniform-1m",
+                                Mode.THROUGHPUT,
+                                CORE,
+                                Set.of(Contender.P2, Contender.P3),
+                                r2,
+                                "10x the build keys; P2 and P3 on the heap only, to keep the run"
+                                        + " short"));
+            case "quick":
+                return List.of(
+                        new Group(
+                                "A",
+                                "uniform-100k",
+                                Mode.THROUGHPUT,
+                                ALL,
+                                Set.of(),
+                                settings.rounds > 0 ? settings.rounds : 1,
+                                "every contender on both backends, one round"));
+            default:
+                throw new IllegalArgumentException("Unknown plan " + settings.plan);
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        Settings settings = Settings.parse(args);
+        Files.createDirectories(settings.workDir);
+        Path csv = settings.workDir.resolve("results.csv");
+        if (settings.plan.equals("report")) {
+            List<RunResult> results = Report.readCsv(csv);
+            Report.write(settings, Report.readMeta(settings.workDir), results);
+            return;
+        }
+        List<Group> groups = plan(settings);
+        Files.writeString(csv, RunResult.csvHeader() + "\n", StandardCharsets.UTF_8);
+        Report.Meta meta = new Report.Meta();
+        meta.start = LocalDateTime.now();
+        meta.loadBefore = Report.loadAverage();
+        meta.groups = groups;
+        long startNanos = System.nanoTime();
+        List<RunResult> results = new ArrayList<>();
+        int total = 0;
+        for (Group group : groups) {
+            for (int r = 1; r <= group.rounds; r++) {
+                total += group.round(r, settings).size();
+            }
+        }
+        System.out.printf(
+                "Enrichment benchmark: %d runs in %d groups, parallelism %d, heap %s.%n",
+                total, groups.size(), settings.parallelism, Report.bytes(Runtime.getRuntime().maxMemory()));
+        try (JobRunner runner = new JobRunner(settings)) {
+            if (settings.warmUp) {
+                warmUp(runner, settings);
+            }
+            int done = 0;
+            for (Group group : groups) {
+                ProbeKeys keys =
+                        ProbeKeys.generate(group.scenario.distribution, group.scenario.buildKeys);
+                System.out.printf(
+                        "Group %s: %s, %s (hit rate %.3f, hottest key %.4f of rows): %s%n",
+                        group.id,
+                        keys,
+                        group.mode.name().toLowerCase(),
+                        keys.hitRate,
+                        keys.hottestKeyShare(),
+                        group.why);
+                for (int r = 1; r <= group.rounds; r++) {
+                    for (RunSpec spec : group.round(r, settings)) {
+                        double load = Report.loadAverage();
+                        meta.loads.add(load);
+                        RunResult result;
+                        try {
+                            result = runner.run(spec, keys);
+                        } catch (RuntimeException | Error e) {
+                            result = new RunResult(spec);
+                            result.error = JobRunner.rootMessage(e);
+                        }
+                        results.add(result);
+                        done++;
+                        double elapsed = (System.nanoTime() - startNanos) / 1e9;
+                        System.out.printf(
+                                "[%3d/%d %5.1f min, load %.2f] %s%n",
+                                done, total, elapsed / 60, load, result);
+                        Files.writeString(
+                                csv,
+                                result.csv() + "\n",
+                                StandardCharsets.UTF_8,
+                                StandardOpenOption.APPEND);
+                    }
+                }
+            }
+        }
+        meta.duration = Duration.ofNanos(System.nanoTime() - startNanos);
+        meta.loadAfter = Report.loadAverage();
+        Report.writeMeta(settings.workDir, meta, settings);
+        if (settings.writeDocs) {
+            Report.write(settings, Report.readMeta(settings.workDir), results);
+        }
+        System.out.printf("Done in %.1f min.%n", meta.duration.toSeconds() / 60.0);
+        System.exit(0);
+    }
+
+    /** One unreported run each of P0 and P5 (heap) to warm the JVM's shared code paths. */
+    private static void warmUp(JobRunner runner, Settings settings) throws IOException {
+        int min = settings.minSeconds;
+        int max = settings.maxSeconds;
+        settings.minSeconds = 6;
+        settings.maxSeconds = 8;
+        ProbeKeys keys = ProbeKeys.generate(ProbeKeys.Distribution.UNIFORM, 100_000);
+        for (Contender contender : List.of(Contender.P0, Contender.P5U)) {
+            RunResult warm =
+                    runner.run(
+                            new RunSpec(
+                                    Scenario.parse("uniform-100k"),
+                                    Mode.THROUGHPUT,
+                                    contender,
+                                    Backend.HEAP,
+                                    0),
+                            keys);
+            System.out.println("warm-up: " + warm);
+        }
+        settings.minSeconds = min;
+        settings.maxSeconds = max;
+    }
+}

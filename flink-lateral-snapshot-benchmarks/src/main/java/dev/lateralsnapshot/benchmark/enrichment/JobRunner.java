@@ -1,0 +1,556 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package dev.lateralsnapshot.benchmark.enrichment;
+
+import dev.lateralsnapshot.LateralSnapshot;
+import dev.lateralsnapshot.benchmark.enrichment.RunSpec.Mode;
+
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.api.common.RuntimeExecutionMode;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.CoreOptions;
+import org.apache.flink.configuration.ExecutionOptions;
+import org.apache.flink.configuration.MemorySize;
+import org.apache.flink.configuration.PipelineOptions;
+import org.apache.flink.configuration.RestOptions;
+import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.configuration.TaskManagerOptions;
+import org.apache.flink.configuration.WebOptions;
+import org.apache.flink.core.execution.CheckpointType;
+import org.apache.flink.runtime.checkpoint.AbstractCheckpointStats;
+import org.apache.flink.runtime.checkpoint.CheckpointStatsSnapshot;
+import org.apache.flink.runtime.checkpoint.CheckpointStatsStatus;
+import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
+import org.apache.flink.runtime.jobmaster.JobResult;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.graph.StreamGraph;
+import org.apache.flink.table.api.EnvironmentSettings;
+import org.apache.flink.table.api.bridge.java.StreamStatementSet;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.table.planner.factories.TestValuesTableFactory;
+import org.apache.flink.types.Row;
+
+import org.HdrHistogram.Histogram;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import static org.apache.flink.table.api.Expressions.$;
+
+/**
+ * Runs benchmark jobs one after another on one embedded MiniCluster (one TaskManager, as many
+ * slots as the parallelism) and measures each.
+ */
+final class JobRunner implements AutoCloseable {
+
+    static final long MIN_PROBE_ROWS = 10_000_000L;
+
+    private final Settings settings;
+    private final MiniCluster cluster;
+    private final HeapWatch heap = new HeapWatch();
+    private final Path work;
+    private final Set<Contender> explained = new HashSet<>();
+    private final Map<Integer, String> lookupData = new HashMap<>();
+    private int runs;
+
+    JobRunner(Settings settings) throws Exception {
+        this.settings = settings;
+        this.work = settings.workDir;
+        Files.createDirectories(work);
+        Configuration conf = new Configuration();
+        conf.set(TaskManagerOptions.NUM_TASK_SLOTS, settings.parallelism);
+        conf.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.parse(settings.managedMemory));
+        conf.set(RestOptions.BIND_PORT, "0");
+        conf.set(WebOptions.CHECKPOINTS_HISTORY_SIZE, 100);
+        BenchMetrics.configure(conf);
+        cluster =
+                new MiniCluster(
+                        new MiniClusterConfiguration.Builder()
+                                .setConfiguration(conf)
+                                .setNumTaskManagers(1)
+                                .setNumSlotsPerTaskManager(settings.parallelism)
+                                .build());
+        cluster.start();
+    }
+
+    @Override
+    public void close() throws Exception {
+        cluster.close();
+    }
+
+    RunResult run(RunSpec spec, ProbeKeys keys) {
+        String id = "r" + (++runs);
+        long loadRows = spec.mode == Mode.LOAD ? settings.loadRows : 0;
+        long fixedRate = spec.mode == Mode.LATENCY ? settings.fixedRate : 0;
+        BenchRun run =
+                new BenchRun(
+                        id,
+                        settings.parallelism,
+                        keys,
+                        settings.probeRowsPerUpdate,
+                        fixedRate,
+                        loadRows,
+                        settings.minLoadSeconds * 1000L,
+                        spec.contender != Contender.P0 && spec.contender != Contender.P4);
+        RunResult result = new RunResult(spec);
+        BenchMetrics.clear();
+        JobID job = null;
+        Path checkpoints = work.resolve("checkpoints-" + id);
+        try {
+            StreamGraph graph = graph(spec, run, checkpoints);
+            quiesce();
+            heap.reset();
+            long submitMillis = System.currentTimeMillis();
+            job = cluster.submitJob(graph).get(60, TimeUnit.SECONDS).getJobID();
+            measure(spec, run, keys, job, result, submitMillis);
+        } catch (Exception e) {
+            result.error = rootMessage(e);
+            System.err.println(spec.label() + " failed:");
+            e.printStackTrace();
+        } finally {
+            run.stop = true;
+            if (job != null) {
+                try {
+                    cluster.cancelJob(job).get(60, TimeUnit.SECONDS);
+                } catch (Exception ignored) {
+                    // finished or failed already
+                }
+                try {
+                    cluster.requestJobResult(job).get(120, TimeUnit.SECONDS);
+                } catch (Exception ignored) {
+                    // reported below if the run has no other error
+                }
+            }
+            run.close();
+            deleteRecursively(checkpoints);
+        }
+        return result;
+    }
+
+    private StreamGraph graph(RunSpec spec, BenchRun run, Path checkpoints) throws IOException {
+        Configuration job = new Configuration();
+        job.set(StateBackendOptions.STATE_BACKEND, spec.backend.configValue);
+        job.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");
+        job.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints.toUri().toString());
+        job.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofSeconds(10));
+        job.set(CoreOptions.DEFAULT_PARALLELISM, settings.parallelism);
+        job.set(ExecutionOptions.RUNTIME_MODE, RuntimeExecutionMode.STREAMING);
+        job.set(PipelineOptions.OBJECT_REUSE, settings.objectReuse);
+        if (spec.mode == Mode.LATENCY) {
+            job.set(
+                    ExecutionOptions.BUFFER_TIMEOUT,
+                    Duration.ofMillis(settings.latencyBufferTimeoutMillis));
+        }
+        StreamExecutionEnvironment env = new StreamExecutionEnvironment(job);
+        StreamTableEnvironment tEnv =
+                StreamTableEnvironment.create(env, EnvironmentSettings.inStreamingMode());
+        if (spec.contender.isSnapshot()) {
+            LateralSnapshot.install(tEnv);
+        }
+        if (spec.contender == Contender.P0) {
+            tEnv.getConfig().set("table.exec.sink.keyed-shuffle", "FORCE");
+        }
+        String lookup =
+                spec.contender == Contender.P4
+                        ? lookupData.computeIfAbsent(run.buildKeys, JobRunner::registerLookupData)
+                        : "none";
+        for (String ddl : Contender.ddl(run.id, lookup)) {
+            tEnv.executeSql(ddl);
+        }
+        if (spec.contender == Contender.P1) {
+            tEnv.createTemporarySystemFunction(
+                    "Rates", tEnv.from("rates_pt").createTemporalTableFunction($("pt"), $("k")));
+        }
+        String insert = spec.contender.insert();
+        boolean explainGraph = explained.add(spec.contender);
+        if (explainGraph) {
+            Path plans = work.resolve("plans");
+            Files.createDirectories(plans);
+            Files.writeString(
+                    plans.resolve(spec.contender.name() + ".txt"),
+                    insert + "\n\n" + tEnv.explainSql(insert),
+                    StandardCharsets.UTF_8);
+        }
+        StreamStatementSet set = tEnv.createStatementSet();
+        set.addInsertSql(insert);
+        set.attachAsDataStream();
+        StreamGraph graph = env.getStreamGraph();
+        if (explainGraph) {
+            StringBuilder edges = new StringBuilder("\n== Stream graph edges ==\n");
+            for (org.apache.flink.streaming.api.graph.StreamNode node : graph.getStreamNodes()) {
+                for (org.apache.flink.streaming.api.graph.StreamEdge edge : node.getOutEdges()) {
+                    edges.append(
+                            String.format(
+                                    "%s -> %s: %s%n",
+                                    graph.getStreamNode(edge.getSourceId()).getOperatorName(),
+                                    graph.getStreamNode(edge.getTargetId()).getOperatorName(),
+                                    edge.getPartitioner()));
+                }
+            }
+            Files.writeString(
+                    work.resolve("plans").resolve(spec.contender.name() + ".txt"),
+                    edges.toString(),
+                    StandardCharsets.UTF_8,
+                    java.nio.file.StandardOpenOption.APPEND);
+        }
+        graph.setJobName(spec.label());
+        graph.setJobId(new JobID());
+        return graph;
+    }
+
+    private static String registerLookupData(int buildKeys) {
+        List<Row> rows = new ArrayList<>(buildKeys);
+        long base = System.currentTimeMillis() - 86_400_000L;
+        for (long k = 0; k < buildKeys; k++) {
+            rows.add(
+                    Row.of(
+                            k,
+                            BuildSource.rate(k, 0),
+                            BuildSource.name(k, 0),
+                            Instant.ofEpochMilli(base + k)));
+        }
+        return TestValuesTableFactory.registerData(rows);
+    }
+
+    /** A collected heap and a short pause between runs. */
+    private static void quiesce() throws InterruptedException {
+        System.gc();
+        Thread.sleep(300);
+        System.gc();
+        Thread.sleep(700);
+    }
+
+    private void measure(
+            RunSpec spec,
+            BenchRun run,
+            ProbeKeys keys,
+            JobID job,
+            RunResult result,
+            long submitMillis)
+            throws Exception {
+        List<long[]> series = new ArrayList<>(); // {nanos, probe rows, sink rows}
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(settings.startTimeoutSeconds);
+        long lastStatusCheck = 0;
+        long flipNanos = 0;
+        long flipMillis = 0;
+        long maxBuffered = 0;
+        long failedAtStart = -1;
+        long sinkAtFlip = 0;
+        long drainSeenNanos = 0;
+        double hitRate = keys.hitRate;
+        while (true) {
+            long now = System.nanoTime();
+            if (now - lastStatusCheck > 1_000_000_000L) {
+                lastStatusCheck = now;
+                JobStatus status = cluster.getJobStatus(job).get(10, TimeUnit.SECONDS);
+                if (status.isGloballyTerminalState()) {
+                    throw new IllegalStateException(
+                            "The job ended with " + status + ": " + failureOf(job));
+                }
+            }
+            if (failedAtStart < 0 && run.probeStartNanos != 0) {
+                // Triggers refused while the tasks were still starting count as failed
+                // checkpoints; only failures after the job runs are reported.
+                failedAtStart = failedCheckpoints(job);
+            }
+            heap.sample();
+            long probe = run.probeTotal();
+            series.add(new long[] {now, probe, run.sinkTotal()});
+            if (run.probeStartNanos == 0) {
+                if (now > deadline) {
+                    throw new IllegalStateException(
+                            "The probe side did not start within "
+                                    + settings.startTimeoutSeconds
+                                    + " s (build snapshot not loaded?)");
+                }
+            } else if (spec.mode == Mode.LOAD && !run.flipped) {
+                List<Long> phases = BenchMetrics.values("currentPhase");
+                long buffered =
+                        BenchMetrics.values("numProbeSideRecordsBuffered").stream()
+                                .mapToLong(Long::longValue)
+                                .sum();
+                maxBuffered = Math.max(maxBuffered, buffered);
+                if (phases.size() == settings.parallelism && phases.stream().anyMatch(p -> p == 1)) {
+                    flipNanos = now;
+                    flipMillis = System.currentTimeMillis();
+                    sinkAtFlip = run.sinkTotal();
+                    run.flipped = true;
+                }
+                if (now - run.probeStartNanos > TimeUnit.SECONDS.toNanos(settings.minLoadSeconds + 120)) {
+                    throw new IllegalStateException("The join did not flip to the join phase.");
+                }
+            } else {
+                double elapsed = (now - run.probeStartNanos) / 1e9;
+                boolean done;
+                if (spec.mode == Mode.THROUGHPUT) {
+                    done =
+                            (elapsed >= settings.minSeconds && probe >= MIN_PROBE_ROWS)
+                                    || elapsed >= settings.maxSeconds;
+                } else if (spec.mode == Mode.LATENCY) {
+                    done = elapsed >= settings.latencySeconds;
+                } else {
+                    // The join phase runs for postFlipSeconds after the buffered rows are out
+                    // (their hits reached the sink), so that the steady window follows the drain.
+                    if (drainSeenNanos == 0
+                            && run.sinkTotal() - sinkAtFlip >= 0.98 * hitRate * maxBuffered) {
+                        drainSeenNanos = now;
+                    }
+                    done =
+                            (drainSeenNanos != 0
+                                            && (now - drainSeenNanos) / 1e9
+                                                    >= settings.postFlipSeconds)
+                                    || (now - flipNanos) / 1e9 >= 300;
+                }
+                if (done) {
+                    break;
+                }
+            }
+            Thread.sleep(spec.mode == Mode.LOAD && !run.flipped ? 2 : 100);
+        }
+        run.stopNanos = System.nanoTime();
+        run.stop = true;
+        long stopProbe = run.probeTotal();
+        series.add(new long[] {run.stopNanos, stopProbe, run.sinkTotal()});
+
+        // Let the job drain what is in flight.
+        long last = -1;
+        long stableSince = System.nanoTime();
+        long drainDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (System.nanoTime() < drainDeadline) {
+            long sink = run.sinkTotal();
+            if (sink != last) {
+                last = sink;
+                stableSince = System.nanoTime();
+            } else if (System.nanoTime() - stableSince > 1_000_000_000L) {
+                break;
+            }
+            heap.sample();
+            Thread.sleep(100);
+        }
+
+        // State at the end: a full checkpoint now.
+        long checkpointId = -1;
+        try {
+            checkpointId =
+                    cluster.triggerCheckpoint(job, CheckpointType.FULL)
+                            .get(settings.checkpointTimeoutSeconds, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            // reported as a missing state size; periodic checkpoint failures are counted below
+        }
+        heap.sample();
+        result.peakHeapUsed = heap.peakUsed();
+        result.peakHeapAfterGc = heap.peakAfterGc();
+
+        AccessExecutionGraph graph = cluster.getExecutionGraph(job).get(30, TimeUnit.SECONDS);
+        CheckpointStatsSnapshot stats = graph.getCheckpointStatsSnapshot();
+        result.checkpointsCompleted = stats.getCounts().getNumberOfCompletedCheckpoints();
+        result.checkpointsFailed =
+                stats.getCounts().getNumberOfFailedCheckpoints() - Math.max(0, failedAtStart);
+        result.checkpointsFailedAtStart = Math.max(0, failedAtStart);
+        long loadOk = 0;
+        long loadFailed = 0;
+        for (AbstractCheckpointStats checkpoint : stats.getHistory().getCheckpoints()) {
+            if (settings.verbose) {
+                System.out.printf(
+                        "  checkpoint %d %s trigger %+d ms ack %+d ms size %d%n",
+                        checkpoint.getCheckpointId(),
+                        checkpoint.getStatus(),
+                        checkpoint.getTriggerTimestamp() - submitMillis,
+                        checkpoint.getLatestAckTimestamp() - submitMillis,
+                        checkpoint.getStateSize());
+            }
+            if (checkpoint.getCheckpointId() == checkpointId
+                    && checkpoint.getStatus() == CheckpointStatsStatus.COMPLETED) {
+                result.stateSizeBytes = checkpoint.getStateSize();
+            }
+            if (checkpoint instanceof org.apache.flink.runtime.checkpoint.FailedCheckpointStats) {
+                String message =
+                        ((org.apache.flink.runtime.checkpoint.FailedCheckpointStats) checkpoint)
+                                .getFailureMessage();
+                result.checkpointFailure =
+                        "checkpoint " + checkpoint.getCheckpointId() + ": " + message;
+            }
+            if (flipMillis > 0 && checkpoint.getTriggerTimestamp() < flipMillis) {
+                if (checkpoint.getStatus() == CheckpointStatsStatus.COMPLETED
+                        && checkpoint.getLatestAckTimestamp() <= flipMillis) {
+                    loadOk++;
+                } else if (checkpoint.getStatus() == CheckpointStatsStatus.FAILED) {
+                    loadFailed++;
+                }
+            }
+        }
+
+        // ---- throughput ----
+        result.probeRows = stopProbe;
+        result.sinkRows = run.sinkTotal();
+        long windowStart;
+        if (spec.mode == Mode.LOAD) {
+            windowStart = 0; // set after the drain is known
+        } else {
+            windowStart = run.probeStartNanos + TimeUnit.SECONDS.toNanos(settings.warmupSeconds);
+        }
+        if (spec.mode == Mode.LOAD) {
+            result.bufferedAtFlip = maxBuffered;
+            result.loadPhaseSeconds = (flipMillis - submitMillis) / 1e3;
+            result.loadCheckpointsCompleted = loadOk;
+            result.loadCheckpointsFailed = loadFailed;
+            long drainEnd = 0;
+            long[] lastArrival;
+            int flipBucket =
+                    (int) ((flipNanos - run.originNanos) / SinkStats.DRAIN_BUCKET_NANOS) - 1;
+            for (SinkStats sink : run.sinkStats) {
+                lastArrival = sink.lastArrivalBySourceTime;
+                for (int b = 0; b < Math.min(flipBucket, lastArrival.length); b++) {
+                    drainEnd = Math.max(drainEnd, lastArrival[b]);
+                }
+            }
+            result.drainMillis = (drainEnd - flipNanos) / 1e6;
+            result.drainRate = maxBuffered / Math.max(1e-9, (drainEnd - flipNanos) / 1e9);
+            windowStart = drainEnd + TimeUnit.SECONDS.toNanos(settings.postDrainWarmupSeconds);
+        }
+        long windowEnd = run.stopNanos;
+        if (windowEnd - windowStart < 2_000_000_000L) {
+            // A load-phase run whose drain took most of the join phase: measure what is left.
+            windowStart = Math.min(windowStart, windowEnd - 2_000_000_000L);
+        }
+        result.measuredSeconds = (windowEnd - windowStart) / 1e9;
+        long mid = windowStart + (windowEnd - windowStart) / 2;
+        result.rate = rate(series, windowStart, windowEnd);
+        result.rateFirstHalf = rate(series, windowStart, mid);
+        result.rateSecondHalf = rate(series, mid, windowEnd);
+        result.timeBounded = spec.mode == Mode.THROUGHPUT && stopProbe < MIN_PROBE_ROWS;
+
+        // ---- latency over the same window (whole seconds of arrival) ----
+        Histogram merged = new Histogram(3_600_000_000L, 2);
+        int firstSecond = (int) ((windowStart - run.originNanos) / 1_000_000_000L) + 1;
+        int lastSecond = (int) ((windowEnd - run.originNanos) / 1_000_000_000L) - 1;
+        for (SinkStats sink : run.sinkStats) {
+            result.sinkRetractions += sink.retractions;
+            for (int s = firstSecond; s <= lastSecond && s < SinkStats.MAX_SECONDS; s++) {
+                if (s >= 0 && sink.latencyBySecond[s] != null) {
+                    merged.add(sink.latencyBySecond[s]);
+                }
+            }
+        }
+        if (settings.verbose) {
+            // Latency second by second, to tell steady queueing from stalls.
+            for (int s = Math.max(0, firstSecond);
+                    s <= lastSecond && s < SinkStats.MAX_SECONDS;
+                    s++) {
+                Histogram second = new Histogram(3_600_000_000L, 2);
+                for (SinkStats sink : run.sinkStats) {
+                    if (sink.latencyBySecond[s] != null) {
+                        second.add(sink.latencyBySecond[s]);
+                    }
+                }
+                System.out.printf(
+                        "  second %d: %d rows, p99 %s, max %s%n",
+                        s,
+                        second.getTotalCount(),
+                        Report.millis(second.getValueAtPercentile(99)),
+                        Report.millis(second.getMaxValue()));
+            }
+        }
+        result.latencyCount = merged.getTotalCount();
+        if (merged.getTotalCount() > 0) {
+            result.p50 = merged.getValueAtPercentile(50);
+            result.p99 = merged.getValueAtPercentile(99);
+            result.p999 = merged.getValueAtPercentile(99.9);
+            result.maxLatency = merged.getMaxValue();
+        }
+    }
+
+    private long failedCheckpoints(JobID job) throws Exception {
+        return cluster.getExecutionGraph(job)
+                .get(30, TimeUnit.SECONDS)
+                .getCheckpointStatsSnapshot()
+                .getCounts()
+                .getNumberOfFailedCheckpoints();
+    }
+
+    /** Probe rows per second between two times, from the samples closest inside. */
+    private static double rate(List<long[]> series, long from, long to) {
+        long[] a = null;
+        long[] b = null;
+        for (long[] sample : series) {
+            if (a == null && sample[0] >= from) {
+                a = sample;
+            }
+            if (sample[0] <= to) {
+                b = sample;
+            }
+        }
+        if (a == null || b == null || b[0] <= a[0]) {
+            return Double.NaN;
+        }
+        return (b[1] - a[1]) / ((b[0] - a[0]) / 1e9);
+    }
+
+    private String failureOf(JobID job) {
+        try {
+            JobResult result = cluster.requestJobResult(job).get(30, TimeUnit.SECONDS);
+            return result.getSerializedThrowable()
+                    .map(t -> rootMessage(t.deserializeError(getClass().getClassLoader())))
+                    .orElse("no failure cause");
+        } catch (Exception e) {
+            return "unknown (" + e + ")";
+        }
+    }
+
+    static String rootMessage(Throwable e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return root.getClass().getSimpleName() + ": " + root.getMessage();
+    }
+
+    private static void deleteRecursively(Path path) {
+        if (!Files.exists(path)) {
+            return;
+        }
+        // A cancelled job may still be writing a checkpoint: retry, and never fail the run.
+        for (int attempt = 0; attempt < 5 && Files.exists(path); attempt++) {
+            try (Stream<Path> paths = Files.walk(path)) {
+                paths.sorted(Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
+            } catch (IOException | RuntimeException e) {
+                try {
+                    Thread.sleep(500);
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }
+    }
+}

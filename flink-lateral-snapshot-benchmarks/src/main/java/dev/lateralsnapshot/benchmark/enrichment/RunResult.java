@@ -1,0 +1,151 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package dev.lateralsnapshot.benchmark.enrichment;
+
+/** What one run measured. Rates in probe rows per second, latencies in microseconds. */
+final class RunResult {
+
+    final RunSpec spec;
+    String error;
+
+    long probeRows;
+    double measuredSeconds;
+    /** Probe rows per second over the steady window (after the warm-up). */
+    double rate = Double.NaN;
+    double rateFirstHalf = Double.NaN;
+    double rateSecondHalf = Double.NaN;
+    /** The run stopped at its time limit before 10M probe rows. */
+    boolean timeBounded;
+    long sinkRows;
+    long sinkRetractions;
+
+    long latencyCount;
+    double p50 = Double.NaN;
+    double p99 = Double.NaN;
+    double p999 = Double.NaN;
+    double maxLatency = Double.NaN;
+
+    long stateSizeBytes = -1;
+    long checkpointsCompleted;
+    long checkpointsFailed;
+    /** Checkpoint triggers refused before every task ran (not failures of a running job). */
+    long checkpointsFailedAtStart;
+    String checkpointFailure;
+    long peakHeapUsed;
+    long peakHeapAfterGc;
+
+    // ---- load-phase runs ----
+    long bufferedAtFlip = -1;
+    double loadPhaseSeconds = Double.NaN;
+    long loadCheckpointsCompleted = -1;
+    long loadCheckpointsFailed = -1;
+    double drainMillis = Double.NaN;
+    double drainRate = Double.NaN;
+
+    RunResult(RunSpec spec) {
+        this.spec = spec;
+    }
+
+    boolean ok() {
+        return error == null;
+    }
+
+    static String csvHeader() {
+        return "scenario,mode,contender,backend,round,error,probe_rows,measured_s,rate,"
+                + "rate_first_half,rate_second_half,time_bounded,sink_rows,sink_retractions,"
+                + "latency_count,p50_us,p99_us,p999_us,max_us,state_bytes,checkpoints_completed,"
+                + "checkpoints_failed,peak_heap_used,peak_heap_after_gc,buffered_at_flip,"
+                + "load_phase_s,load_checkpoints_completed,load_checkpoints_failed,drain_ms,"
+                + "drain_rate,checkpoint_failure";
+    }
+
+    String csv() {
+        return String.join(
+                ",",
+                spec.scenario.name,
+                spec.mode.name(),
+                spec.contender.name(),
+                spec.backend.name(),
+                String.valueOf(spec.round),
+                error == null ? "" : '"' + error.replace('"', '\'').replace('\n', ' ') + '"',
+                String.valueOf(probeRows),
+                String.valueOf(measuredSeconds),
+                String.valueOf(rate),
+                String.valueOf(rateFirstHalf),
+                String.valueOf(rateSecondHalf),
+                String.valueOf(timeBounded),
+                String.valueOf(sinkRows),
+                String.valueOf(sinkRetractions),
+                String.valueOf(latencyCount),
+                String.valueOf(p50),
+                String.valueOf(p99),
+                String.valueOf(p999),
+                String.valueOf(maxLatency),
+                String.valueOf(stateSizeBytes),
+                String.valueOf(checkpointsCompleted),
+                String.valueOf(checkpointsFailed),
+                String.valueOf(peakHeapUsed),
+                String.valueOf(peakHeapAfterGc),
+                String.valueOf(bufferedAtFlip),
+                String.valueOf(loadPhaseSeconds),
+                String.valueOf(loadCheckpointsCompleted),
+                String.valueOf(loadCheckpointsFailed),
+                String.valueOf(drainMillis),
+                String.valueOf(drainRate),
+                checkpointFailure == null
+                        ? ""
+                        : '"' + checkpointFailure.replace('"', '\'').replace('\n', ' ') + '"');
+    }
+
+    @Override
+    public String toString() {
+        if (!ok()) {
+            return spec.label() + " FAILED: " + error;
+        }
+        StringBuilder s =
+                new StringBuilder(
+                        String.format(
+                                "%-44s %8.3fM rows/s (halves %.3fM/%.3fM%s) p50 %s p99 %s"
+                                        + " state %s heap %s/%s cps %d/%d",
+                                spec.label(),
+                                rate / 1e6,
+                                rateFirstHalf / 1e6,
+                                rateSecondHalf / 1e6,
+                                timeBounded ? ", time-bounded" : "",
+                                Report.millis(p50),
+                                Report.millis(p99),
+                                Report.bytes(stateSizeBytes),
+                                Report.bytes(peakHeapAfterGc),
+                                Report.bytes(peakHeapUsed),
+                                checkpointsCompleted,
+                                checkpointsFailed));
+        if (checkpointFailure != null) {
+            s.append(" [").append(checkpointFailure).append(']');
+        }
+        if (spec.mode == RunSpec.Mode.LOAD) {
+            s.append(
+                    String.format(
+                            " | load %.1f s, buffered %d, checkpoints in load %d ok/%d failed,"
+                                    + " drain %.0f ms (%.3fM rows/s)",
+                            loadPhaseSeconds,
+                            bufferedAtFlip,
+                            loadCheckpointsCompleted,
+                            loadCheckpointsFailed,
+                            drainMillis,
+                            drainRate / 1e6));
+        }
+        return s.toString();
+    }
+}

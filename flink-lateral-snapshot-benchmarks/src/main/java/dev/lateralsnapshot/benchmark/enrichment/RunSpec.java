@@ -1,0 +1,92 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package dev.lateralsnapshot.benchmark.enrichment;
+
+/** One job to run: a contender on a backend, over a data scenario, in a mode. */
+final class RunSpec {
+
+    enum Backend {
+        HEAP("heap", "hashmap"),
+        ROCKSDB("RocksDB", "rocksdb");
+
+        final String label;
+        final String configValue;
+
+        Backend(String label, String configValue) {
+            this.label = label;
+            this.configValue = configValue;
+        }
+    }
+
+    enum Mode {
+        /** As fast as the job takes the rows; steady-state throughput and latency under load. */
+        THROUGHPUT,
+        /** A fixed probe rate below every contender's saturation; latency. */
+        LATENCY,
+        /** LATERAL SNAPSHOT only: a held load phase with buffered probe rows, then the flip. */
+        LOAD
+    }
+
+    /** A data scenario: the probe key distribution and the number of build keys. */
+    static final class Scenario {
+        final String name;
+        final ProbeKeys.Distribution distribution;
+        final int buildKeys;
+
+        Scenario(String name, ProbeKeys.Distribution distribution, int buildKeys) {
+            this.name = name;
+            this.distribution = distribution;
+            this.buildKeys = buildKeys;
+        }
+
+        static Scenario parse(String name) {
+            String[] parts = name.split("-");
+            ProbeKeys.Distribution distribution =
+                    ProbeKeys.Distribution.valueOf(parts[0].toUpperCase());
+            String size = parts[1].toLowerCase();
+            int keys =
+                    size.endsWith("m")
+                            ? Integer.parseInt(size.substring(0, size.length() - 1)) * 1_000_000
+                            : size.endsWith("k")
+                                    ? Integer.parseInt(size.substring(0, size.length() - 1)) * 1000
+                                    : Integer.parseInt(size);
+            return new Scenario(name, distribution, keys);
+        }
+
+        @Override
+        public String toString() {
+            return name;
+        }
+    }
+
+    final Scenario scenario;
+    final Mode mode;
+    final Contender contender;
+    final Backend backend;
+    final int round;
+
+    RunSpec(Scenario scenario, Mode mode, Contender contender, Backend backend, int round) {
+        this.scenario = scenario;
+        this.mode = mode;
+        this.contender = contender;
+        this.backend = backend;
+        this.round = round;
+    }
+
+    String label() {
+        return scenario + "/" + mode.name().toLowerCase() + "/" + contender + "/" + backend.label
+                + "/r" + round;
+    }
+}

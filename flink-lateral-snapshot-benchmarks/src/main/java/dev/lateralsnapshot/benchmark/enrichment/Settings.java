@@ -1,0 +1,121 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package dev.lateralsnapshot.benchmark.enrichment;
+
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
+
+/** The knobs of a benchmark run; every one can be set on the command line as --name=value. */
+final class Settings {
+
+    int parallelism = 2;
+    String managedMemory = "1g";
+    /** One build update (a -U/+U pair) per this many probe rows: 1% of the probe rate. */
+    long probeRowsPerUpdate = 100;
+    /** Flink's {@code pipeline.object-reuse}; off by default, as in Flink. */
+    boolean objectReuse = false;
+
+    // ---- throughput runs ----
+    int warmupSeconds = 4;
+    /** A throughput run stops when it has run this long and emitted 10M probe rows ... */
+    int minSeconds = 12;
+    /** ... or when it has run this long (slow contenders: time-bounded). */
+    int maxSeconds = 30;
+
+    // ---- latency runs ----
+    long fixedRate = 20_000;
+    int latencySeconds = 16;
+    long latencyBufferTimeoutMillis = 5;
+
+    // ---- load-phase runs ----
+    long loadRows = 1_000_000;
+    int minLoadSeconds = 25;
+    int postFlipSeconds = 12;
+    int postDrainWarmupSeconds = 2;
+
+    int startTimeoutSeconds = 180;
+    int checkpointTimeoutSeconds = 180;
+
+    // ---- what to run ----
+    String plan = "default";
+    int rounds = 0; // 0: the plan's
+    List<String> only = new ArrayList<>();
+    Path workDir = Paths.get("target", "enrichment");
+    Path docsDir = Paths.get("..", "docs");
+    String command = "";
+    boolean writeDocs = true;
+    boolean verbose = false;
+    boolean warmUp = true;
+
+    List<String> rawArgs = new ArrayList<>();
+
+    static Settings parse(String[] args) {
+        Settings s = new Settings();
+        List<String> words = new ArrayList<>();
+        for (String arg : args) {
+            // Maven passes the options of -Denrichment.args as one argument.
+            for (String word : arg.trim().split("\\s+(?=--)")) {
+                if (!word.isBlank()) {
+                    words.add(word.trim());
+                }
+            }
+        }
+        for (String arg : words) {
+            if (!arg.startsWith("--work-dir=") && !arg.startsWith("--docs-dir=")) {
+                s.rawArgs.add(arg);
+            }
+            if (!arg.startsWith("--") || !arg.contains("=")) {
+                throw new IllegalArgumentException("Expected --name=value, got " + arg);
+            }
+            String name = arg.substring(2, arg.indexOf('='));
+            String value = arg.substring(arg.indexOf('=') + 1);
+            switch (name) {
+                case "plan": s.plan = value; break;
+                case "rounds": s.rounds = Integer.parseInt(value); break;
+                case "only":
+                    for (String part : value.split(",")) {
+                        if (!part.isBlank()) {
+                            s.only.add(part.trim());
+                        }
+                    }
+                    break;
+                case "parallelism": s.parallelism = Integer.parseInt(value); break;
+                case "managed-memory": s.managedMemory = value; break;
+                case "object-reuse": s.objectReuse = Boolean.parseBoolean(value); break;
+                case "warmup-seconds": s.warmupSeconds = Integer.parseInt(value); break;
+                case "min-seconds": s.minSeconds = Integer.parseInt(value); break;
+                case "max-seconds": s.maxSeconds = Integer.parseInt(value); break;
+                case "fixed-rate": s.fixedRate = Long.parseLong(value); break;
+                case "latency-seconds": s.latencySeconds = Integer.parseInt(value); break;
+                case "latency-buffer-timeout-ms":
+                    s.latencyBufferTimeoutMillis = Long.parseLong(value);
+                    break;
+                case "load-rows": s.loadRows = Long.parseLong(value); break;
+                case "min-load-seconds": s.minLoadSeconds = Integer.parseInt(value); break;
+                case "post-flip-seconds": s.postFlipSeconds = Integer.parseInt(value); break;
+                case "work-dir": s.workDir = Paths.get(value); break;
+                case "docs-dir": s.docsDir = Paths.get(value); break;
+                case "write-docs": s.writeDocs = Boolean.parseBoolean(value); break;
+                case "command": s.command = value; break;
+                case "warm-up": s.warmUp = Boolean.parseBoolean(value); break;
+                case "verbose": s.verbose = Boolean.parseBoolean(value); break;
+                default: throw new IllegalArgumentException("Unknown option --" + name);
+            }
+        }
+        return s;
+    }
+}
