@@ -21,10 +21,8 @@ import org.junit.jupiter.api.TestInstance;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -343,14 +341,7 @@ abstract class ReleaseTestingPlanTestBase {
 
     /** Drops a file into the build directory, whole: the source never sees it half written. */
     void writeBuildFile(String name, String content) {
-        try {
-            // The filesystem source skips files whose names start with a dot.
-            Path hidden = buildDirectory.resolve("." + name);
-            Files.writeString(hidden, content, StandardCharsets.UTF_8);
-            Files.move(hidden, buildDirectory.resolve(name), StandardCopyOption.ATOMIC_MOVE);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        MonitoredDirectory.drop(buildDirectory, name, content);
     }
 
     // ---- checking printed rows ----

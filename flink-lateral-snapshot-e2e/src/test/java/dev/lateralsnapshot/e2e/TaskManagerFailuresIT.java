@@ -25,7 +25,6 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -308,15 +307,8 @@ class TaskManagerFailuresIT {
         writeFile(buildDirectory, "v" + version + ".json", versionFile(version));
     }
 
-    /** Drops a file into a monitored directory whole: the source skips names with a dot first. */
     private static void writeFile(Path directory, String name, List<String> lines) {
-        try {
-            Path hidden = directory.resolve("." + name);
-            Files.write(hidden, lines, StandardCharsets.UTF_8);
-            Files.move(hidden, directory.resolve(name), StandardCopyOption.ATOMIC_MOVE);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        MonitoredDirectory.drop(directory, name, String.join("\n", lines) + "\n");
     }
 
     // ---- output ----
