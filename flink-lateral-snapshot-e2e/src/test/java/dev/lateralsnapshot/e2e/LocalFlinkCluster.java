@@ -328,7 +328,10 @@ final class LocalFlinkCluster implements AutoCloseable {
                 STARTUP_TIMEOUT,
                 expected + " TaskManagers registered at the JobManager (logs in " + logDirectory + ")",
                 () -> {
-                    if (daemonPids().size() < 1 + expected) {
+                    // Alive, not yet ours: a daemon just launched may still be the shell that
+                    // execs its JVM, whose command line is the script's.
+                    long alive = readPids().stream().filter(LocalFlinkCluster::isAlive).count();
+                    if (alive < 1 + expected) {
                         throw new DaemonDiedException(
                                 "A Flink daemon exited during the start; logs in " + logDirectory);
                     }
@@ -336,6 +339,10 @@ final class LocalFlinkCluster implements AutoCloseable {
                             .filter(overview -> overview.path("taskmanagers").asInt() == expected)
                             .isPresent();
                 });
+    }
+
+    private static boolean isAlive(long pid) {
+        return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
     }
 
     /** A daemon exited while the cluster started, typically because a port was taken. */
