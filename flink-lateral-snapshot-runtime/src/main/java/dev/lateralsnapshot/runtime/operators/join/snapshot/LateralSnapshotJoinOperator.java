@@ -346,33 +346,12 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
         // already seen, so the join phase wins and the rows buffered by a loading subtask are
         // joined right after the restore.
         joinPhase = anyJoin;
-        maxBuildTimeState =
-                context.getOperatorStateStore()
-                        .getUnionListState(
-                                new ListStateDescriptor<>(
-                                        MAX_BUILD_TIME_STATE, LongSerializer.INSTANCE));
-        maxBuildTime = Long.MIN_VALUE;
-        for (Long time : maxBuildTimeState.get()) {
-            maxBuildTime = Math.max(maxBuildTime, time);
-        }
-        buildWatermarkState =
-                context.getOperatorStateStore()
-                        .getUnionListState(
-                                new ListStateDescriptor<>(
-                                        BUILD_WATERMARK_STATE, LongSerializer.INSTANCE));
-        restoredBuildWatermark = Long.MIN_VALUE;
-        for (Long watermark : buildWatermarkState.get()) {
-            restoredBuildWatermark = Math.max(restoredBuildWatermark, watermark);
-        }
-        probeBufferSequenceState =
-                context.getOperatorStateStore()
-                        .getUnionListState(
-                                new ListStateDescriptor<>(
-                                        PROBE_BUFFER_SEQUENCE_STATE, LongSerializer.INSTANCE));
-        probeBufferSequence = 0;
-        for (Long sequence : probeBufferSequenceState.get()) {
-            probeBufferSequence = Math.max(probeBufferSequence, sequence);
-        }
+        maxBuildTimeState = unionLongState(context, MAX_BUILD_TIME_STATE);
+        maxBuildTime = max(maxBuildTimeState, Long.MIN_VALUE);
+        buildWatermarkState = unionLongState(context, BUILD_WATERMARK_STATE);
+        restoredBuildWatermark = max(buildWatermarkState, Long.MIN_VALUE);
+        probeBufferSequenceState = unionLongState(context, PROBE_BUFFER_SEQUENCE_STATE);
+        probeBufferSequence = max(probeBufferSequenceState, 0);
         restoredFromLoadingSubtask = anyJoin && anyLoad;
         phaseState.update(Collections.singletonList(joinPhase ? JOIN_PHASE : LOAD_PHASE));
 
@@ -380,20 +359,32 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
             // The TTL clock runs only while the job runs: it resumes at the reading the snapshot
             // took, so that a stop longer than the TTL, with no probe row to touch any key, does
             // not evict the whole build side at the restore.
-            ttlClockState =
-                    context.getOperatorStateStore()
-                            .getUnionListState(
-                                    new ListStateDescriptor<>(
-                                            STATE_TTL_CLOCK_STATE, LongSerializer.INSTANCE));
-            long latestReading = Long.MIN_VALUE;
-            for (Long reading : ttlClockState.get()) {
-                latestReading = Math.max(latestReading, reading);
-            }
+            ttlClockState = unionLongState(context, STATE_TTL_CLOCK_STATE);
+            long latestReading = max(ttlClockState, Long.MIN_VALUE);
             ttlClockOffset =
                     latestReading == Long.MIN_VALUE
                             ? 0
                             : getProcessingTimeService().getCurrentProcessingTime() - latestReading;
         }
+    }
+
+    /**
+     * Operator state of one long per subtask, kept as union state: after a restore, every subtask
+     * sees the values of all subtasks and continues from their maximum.
+     */
+    private static ListState<Long> unionLongState(StateInitializationContext context, String name)
+            throws Exception {
+        return context.getOperatorStateStore()
+                .getUnionListState(new ListStateDescriptor<>(name, LongSerializer.INSTANCE));
+    }
+
+    /** The largest value in the state, or {@code empty} when it holds none. */
+    private static long max(ListState<Long> state, long empty) throws Exception {
+        long max = empty;
+        for (Long value : state.get()) {
+            max = Math.max(max, value);
+        }
+        return max;
     }
 
     @Override
