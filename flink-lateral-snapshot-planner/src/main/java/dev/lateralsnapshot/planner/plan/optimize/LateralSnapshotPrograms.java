@@ -130,7 +130,9 @@ public final class LateralSnapshotPrograms {
 
     /**
      * Applies the preparing rules until none matches, then the capture rules once each, bottom-up,
-     * then rejects any {@code SNAPSHOT} scan they did not consume.
+     * then rejects any {@code SNAPSHOT} scan they did not consume. A plan without a {@code
+     * SNAPSHOT} scan, which none of the rules would change, is returned as it is, so that ordinary
+     * queries do not pay for the two rule passes.
      */
     private static <OC extends FlinkOptimizeContext> FlinkOptimizeProgram<OC> capture(
             RuleSet prepareRules, RuleSet rules) {
@@ -147,6 +149,9 @@ public final class LateralSnapshotPrograms {
                         .add(rules)
                         .build();
         return (root, context) -> {
+            if (!LateralSnapshotUtil.containsSnapshotScan(root)) {
+                return root;
+            }
             RelNode captured = rewrite.optimize(prepare.optimize(root, context), context);
             LateralSnapshotUtil.rejectRemainingSnapshotScans(captured);
             return captured;

@@ -30,6 +30,7 @@ import org.apache.calcite.rex.RexCall;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /** Checks and helpers shared by the streaming and the batch rules for {@code SNAPSHOT}. */
 public final class LateralSnapshotUtil {
@@ -109,19 +110,38 @@ public final class LateralSnapshotUtil {
                         + (sql ? SQL_EXAMPLE : TABLE_API_EXAMPLE));
     }
 
+    /** Whether the plan has a {@code SNAPSHOT} scan anywhere. */
+    public static boolean containsSnapshotScan(RelNode root) {
+        return firstSnapshotScan(root).isPresent();
+    }
+
     /**
      * Fails for any {@code SNAPSHOT} scan the rules left in the plan: the function only has a
      * meaning as the build side of a LATERAL join.
      */
     public static void rejectRemainingSnapshotScans(RelNode root) {
+        Optional<TableFunctionScan> scan = firstSnapshotScan(root);
+        if (scan.isPresent()) {
+            throw misplacedSnapshot(isSqlSnapshotScan(scan.get()));
+        }
+    }
+
+    /** The first {@code SNAPSHOT} scan of the plan in depth-first order, from the root down. */
+    private static Optional<TableFunctionScan> firstSnapshotScan(RelNode root) {
+        List<TableFunctionScan> found = new ArrayList<>(1);
         new RelVisitor() {
             @Override
             public void visit(RelNode node, int ordinal, RelNode parent) {
+                if (!found.isEmpty()) {
+                    return;
+                }
                 if (isSnapshotScan(node)) {
-                    throw misplacedSnapshot(isSqlSnapshotScan((TableFunctionScan) node));
+                    found.add((TableFunctionScan) node);
+                    return;
                 }
                 super.visit(node, ordinal, parent);
             }
         }.go(root);
+        return found.stream().findFirst();
     }
 }
