@@ -28,9 +28,7 @@ import org.apache.flink.table.api.internal.TableEnvironmentImpl;
 import org.apache.flink.table.catalog.DataTypeFactory;
 import org.apache.flink.table.catalog.UnresolvedIdentifier;
 import org.apache.flink.table.functions.TableFunction;
-import org.apache.flink.table.operations.CollectModifyOperation;
 import org.apache.flink.table.planner.calcite.FlinkContext;
-import org.apache.flink.table.planner.delegation.PlannerBase;
 import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeContext;
 import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalProcessTableFunction;
 import org.apache.flink.table.planner.plan.optimize.program.FlinkBatchProgram;
@@ -39,7 +37,6 @@ import org.apache.flink.table.planner.plan.optimize.program.FlinkOptimizeProgram
 import org.apache.flink.table.planner.plan.optimize.program.FlinkRuleSetProgram;
 import org.apache.flink.table.planner.plan.optimize.program.FlinkStreamProgram;
 import org.apache.flink.table.planner.plan.optimize.program.StreamOptimizeContext;
-import org.apache.flink.table.planner.utils.JavaScalaConversionUtil;
 import org.apache.flink.table.types.inference.StaticArgument;
 import org.apache.flink.table.types.inference.StaticArgumentTrait;
 import org.apache.flink.table.types.inference.TypeInference;
@@ -57,6 +54,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import static dev.lateralsnapshot.planner.SnapshotTestEnvironments.SECTION_1_QUERY;
+import static dev.lateralsnapshot.planner.SnapshotTestEnvironments.optimizedPlan;
 import static dev.lateralsnapshot.planner.SnapshotTestEnvironments.physicalPlan;
 import static dev.lateralsnapshot.planner.SnapshotTestEnvironments.planLines;
 import static org.apache.flink.table.api.Expressions.$;
@@ -177,17 +175,18 @@ class FlinkPlannerInternalsTest {
                 "SELECT o.order_id, r.rate FROM orders AS o JOIN LATERAL SNAPSHOT(input => TABLE"
                         + " rates_pk, on_time => DESCRIPTOR(update_time)) AS r"
                         + " ON o.currency = r.currency AND r.rate > 1";
-        Throwable error =
-                catchThrowable(() -> physicalPlan(env, query, ExplainDetail.CHANGELOG_MODE));
-        assertThat(error)
-                .as(
-                        "Flink's changelog mode inference no longer drops the build input of the"
-                                + " process table function disguise when that input cannot"
-                                + " deliver the upsert changelog it asks for; FlinkPlannerInternals"
-                                + " retries with REQUIRE_UPDATE_BEFORE only when the disguise is"
-                                + " copied with one input")
-                .isNull();
-        String plan = physicalPlan(env, query, ExplainDetail.CHANGELOG_MODE);
+        String plan;
+        try {
+            plan = physicalPlan(env, query, ExplainDetail.CHANGELOG_MODE);
+        } catch (RuntimeException e) {
+            throw new AssertionError(
+                    "Flink's changelog mode inference no longer drops the build input of the"
+                            + " process table function disguise when that input cannot deliver"
+                            + " the upsert changelog it asks for; FlinkPlannerInternals retries"
+                            + " with REQUIRE_UPDATE_BEFORE only when the disguise is copied with"
+                            + " one input",
+                    e);
+        }
         assertThat(planLines(plan, "+- Exchange("))
                 .as(
                         "Flink's changelog mode inference no longer asks a table argument with"
@@ -203,7 +202,7 @@ class FlinkPlannerInternalsTest {
     void inputsRefusedEvenWithUpdateBeforeFailWithAValidationError() {
         // No input of Flink 2.3 is refused with UPDATE_BEFORE, so a stand-in for physical_rewrite
         // drops the build input of every disguise.
-        RelNode optimized = optimizedPlan(SECTION_1_QUERY);
+        RelNode optimized = optimizedPlan(env, SECTION_1_QUERY);
         List<Boolean> buildRequiresUpdateBefore = new ArrayList<>();
         FlinkOptimizeProgram<StreamOptimizeContext> refusing =
                 (root, context) -> dropBuildInputs(root, buildRequiresUpdateBefore);
@@ -223,14 +222,6 @@ class FlinkPlannerInternalsTest {
         assertThat(buildRequiresUpdateBefore)
                 .as("one attempt asking for upserts, one retry with UPDATE_BEFORE")
                 .containsExactly(false, true);
-    }
-
-    private RelNode optimizedPlan(String query) {
-        PlannerBase planner = (PlannerBase) ((TableEnvironmentImpl) env).getPlanner();
-        RelNode rel =
-                planner.translateToRel(
-                        new CollectModifyOperation(env.sqlQuery(query).getQueryOperation()));
-        return planner.optimize(JavaScalaConversionUtil.toScala(List.of(rel))).head();
     }
 
     /** Copies every disguise with its probe input only, recording what its build argument asks. */

@@ -151,16 +151,23 @@ public final class SnapshotTestEnvironments {
         return lines;
     }
 
-    /** The LATERAL SNAPSHOT exec nodes of a query, as the planner translates it to a job. */
-    public static List<StreamExecLateralSnapshotJoin> execNodes(
-            TableEnvironment env, String query) {
+    /** The optimized physical plan of a query, as the planner hands it to the translation. */
+    public static RelNode optimizedPlan(TableEnvironment env, String query) {
         PlannerBase planner = (PlannerBase) ((TableEnvironmentImpl) env).getPlanner();
         RelNode rel =
                 planner.translateToRel(
                         new CollectModifyOperation(env.sqlQuery(query).getQueryOperation()));
+        return planner.optimize(JavaScalaConversionUtil.toScala(List.of(rel))).head();
+    }
+
+    /** The LATERAL SNAPSHOT exec nodes of a query, as the planner translates it to a job. */
+    public static List<StreamExecLateralSnapshotJoin> execNodes(
+            TableEnvironment env, String query) {
+        PlannerBase planner = (PlannerBase) ((TableEnvironmentImpl) env).getPlanner();
         ExecNodeGraph graph =
                 planner.translateToExecNodeGraph(
-                        planner.optimize(JavaScalaConversionUtil.toScala(List.of(rel))), false);
+                        JavaScalaConversionUtil.toScala(List.of(optimizedPlan(env, query))),
+                        false);
         List<StreamExecLateralSnapshotJoin> joins = new ArrayList<>();
         Deque<ExecNode<?>> pending = new ArrayDeque<>(graph.getRootNodes());
         while (!pending.isEmpty()) {

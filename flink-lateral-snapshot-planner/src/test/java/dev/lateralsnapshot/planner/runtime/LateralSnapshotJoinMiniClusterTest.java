@@ -284,7 +284,8 @@ class LateralSnapshotJoinMiniClusterTest {
         return rows(env.sqlQuery(query));
     }
 
-    private static List<String> rows(Table table) throws Exception {
+    /** Runs the table's query to its end and returns its rows as strings, in arrival order. */
+    static List<String> rows(Table table) throws Exception {
         List<String> rows = new ArrayList<>();
         try (CloseableIterator<Row> result = table.execute().collect()) {
             result.forEachRemaining(row -> rows.add(row.toString()));

@@ -20,8 +20,6 @@ import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-import org.apache.flink.types.Row;
-import org.apache.flink.util.CloseableIterator;
 
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -31,7 +29,6 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -135,11 +132,7 @@ class LateralSnapshotJoinUpsertInputMiniClusterTest {
     }
 
     private List<String> rows(String query) throws Exception {
-        List<String> rows = new ArrayList<>();
-        try (CloseableIterator<Row> result = env.sqlQuery(query).execute().collect()) {
-            result.forEachRemaining(row -> rows.add(row.toString()));
-        }
-        return rows;
+        return LateralSnapshotJoinMiniClusterTest.rows(env.sqlQuery(query));
     }
 
     private static String row(String currency, double rate, String updateTime) {

@@ -139,18 +139,12 @@ class LateralSnapshotJoinUpsertInputPlanTest {
                         + " rates_pk, on_time => DESCRIPTOR(update_time)) AS r"
                         + " ON o.currency = r.currency AND r.currency <> 'X'";
         String plan = physicalPlan(env, query, ExplainDetail.CHANGELOG_MODE);
-        assertThat(planLines(plan, "LateralSnapshotJoin("))
-                .singleElement()
-                .asString()
-                .endsWith("changelogMode=[I])");
+        assertOneInsertOnlyJoin(plan);
         assertThat(planLines(plan, "+- Exchange("))
                 .as("plan%n%s", plan)
                 .containsExactly(UPSERTING_BUILD_EXCHANGE);
         assertThat(plan).contains("DropUpdateBefore(changelogMode=[I,UA,D])");
-        assertThat(execNodes(env, query))
-                .singleElement()
-                .extracting(StreamExecLateralSnapshotJoin::getBuildSideLayout)
-                .isEqualTo(BuildSideLayout.ONE_ROW_PER_KEY);
+        assertOneRowPerKey(query);
     }
 
     @Test
@@ -174,10 +168,7 @@ class LateralSnapshotJoinUpsertInputPlanTest {
                 .contains(
                         "ChangelogNormalize(key=[currency], condition=[>(rate, 1)],"
                                 + " changelogMode=[I,UA,D])");
-        assertThat(execNodes(env, query))
-                .singleElement()
-                .extracting(StreamExecLateralSnapshotJoin::getBuildSideLayout)
-                .isEqualTo(BuildSideLayout.ONE_ROW_PER_KEY);
+        assertOneRowPerKey(query);
     }
 
     /**
@@ -187,14 +178,24 @@ class LateralSnapshotJoinUpsertInputPlanTest {
      * row of its key.
      */
     private void assertRetractingBuildWithOneRowPerKey(String query, String plan) {
-        assertThat(planLines(plan, "LateralSnapshotJoin("))
-                .singleElement()
-                .asString()
-                .endsWith("changelogMode=[I])");
+        assertOneInsertOnlyJoin(plan);
         assertThat(planLines(plan, "+- Exchange("))
                 .as("plan%n%s", plan)
                 .containsExactly(RETRACTING_BUILD_EXCHANGE);
         assertThat(plan).doesNotContain("DropUpdateBefore");
+        assertOneRowPerKey(query);
+    }
+
+    /** The plan has one LATERAL SNAPSHOT join, and its output is insert-only. */
+    private static void assertOneInsertOnlyJoin(String plan) {
+        assertThat(planLines(plan, "LateralSnapshotJoin("))
+                .singleElement()
+                .asString()
+                .endsWith("changelogMode=[I])");
+    }
+
+    /** The query's one join keeps one build row per key. */
+    private void assertOneRowPerKey(String query) {
         assertThat(execNodes(env, query))
                 .singleElement()
                 .extracting(StreamExecLateralSnapshotJoin::getBuildSideLayout)
