@@ -63,7 +63,6 @@ final class BenchRun {
     volatile boolean stop;
     volatile long stopNanos;
     volatile boolean loadGateOpen;
-    volatile long loadGateNanos;
     volatile boolean flipped;
     final SinkStats[] sinkStats;
 
@@ -153,7 +152,6 @@ final class BenchRun {
                 && System.nanoTime() - snapshotDoneNanos >= minLoadNanos) {
             synchronized (this) {
                 if (!loadGateOpen) {
-                    loadGateNanos = System.nanoTime();
                     loadGateOpen = true;
                 }
             }

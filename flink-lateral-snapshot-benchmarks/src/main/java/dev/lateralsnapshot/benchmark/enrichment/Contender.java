@@ -16,22 +16,27 @@ package dev.lateralsnapshot.benchmark.enrichment;
 
 /** The joins compared, each an INSERT INTO the measuring sink over the same tables. */
 enum Contender {
-    P0("P0 pass-through", "pass-through with the join's hash exchange (the ceiling)", true),
-    P1("P1 proctime TTF", "processing-time temporal table function join", true),
-    P2("P2 event-time temporal", "event-time temporal join FOR SYSTEM_TIME AS OF", true),
-    P3("P3 regular LEFT", "regular LEFT join", true),
-    P4("P4 lookup FULL cache", "lookup join, full cache ('values' test connector)", false),
-    P5U("P5 SNAPSHOT upsert", "LATERAL SNAPSHOT, build side keyed by the join key", true),
-    P5M("P5 SNAPSHOT multiset", "LATERAL SNAPSHOT, build side without a key", true);
+    /** Pass-through with the join's hash exchange (the ceiling). */
+    P0("P0 pass-through", true),
+    /** Processing-time temporal table function join. */
+    P1("P1 proctime TTF", true),
+    /** Event-time temporal join FOR SYSTEM_TIME AS OF. */
+    P2("P2 event-time temporal", true),
+    /** Regular LEFT join. */
+    P3("P3 regular LEFT", true),
+    /** Lookup join, full cache ('values' test connector). */
+    P4("P4 lookup FULL cache", false),
+    /** LATERAL SNAPSHOT, build side keyed by the join key. */
+    P5U("P5 SNAPSHOT upsert", true),
+    /** LATERAL SNAPSHOT, build side without a key. */
+    P5M("P5 SNAPSHOT multiset", true);
 
     final String label;
-    final String description;
     /** False when the backend makes no difference (no keyed state): runs on the heap only. */
     final boolean usesState;
 
-    Contender(String label, String description, boolean usesState) {
+    Contender(String label, boolean usesState) {
         this.label = label;
-        this.description = description;
         this.usesState = usesState;
     }
 

@@ -27,7 +27,6 @@ import java.time.Duration;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
 
@@ -49,7 +48,6 @@ public final class EnrichmentBenchmark {
         final Scenario scenario;
         final Mode mode;
         final List<Contender> contenders;
-        final Set<Backend> backends;
         final Set<Contender> heapOnly;
         final int rounds;
         final String why;
@@ -66,7 +64,6 @@ public final class EnrichmentBenchmark {
             this.scenario = Scenario.parse(scenario);
             this.mode = mode;
             this.contenders = contenders;
-            this.backends = EnumSet.allOf(Backend.class);
             this.heapOnly = heapOnly;
             this.rounds = rounds;
             this.why = why;
@@ -76,7 +73,7 @@ public final class EnrichmentBenchmark {
         List<RunSpec> round(int round, Settings settings) {
             List<RunSpec> specs = new ArrayList<>();
             for (Contender contender : contenders) {
-                for (Backend backend : backends) {
+                for (Backend backend : Backend.values()) {
                     boolean stateless = !contender.usesState || heapOnly.contains(contender);
                     if (backend == Backend.ROCKSDB && stateless) {
                         continue;

@@ -16,6 +16,7 @@ package dev.lateralsnapshot.benchmark.enrichment;
 
 import dev.lateralsnapshot.LateralSnapshot;
 import dev.lateralsnapshot.benchmark.enrichment.RunSpec.Mode;
+import dev.lateralsnapshot.runtime.operators.join.snapshot.LateralSnapshotJoinOperator;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
@@ -294,9 +295,10 @@ final class JobRunner implements AutoCloseable {
                                     + " s (build snapshot not loaded?)");
                 }
             } else if (spec.mode == Mode.LOAD && !run.flipped) {
-                List<Long> phases = BenchMetrics.values("currentPhase");
+                List<Long> phases = BenchMetrics.values(LateralSnapshotJoinOperator.CURRENT_PHASE);
                 long buffered =
-                        BenchMetrics.values("numProbeSideRecordsBuffered").stream()
+                        BenchMetrics.values(
+                                        LateralSnapshotJoinOperator.NUM_PROBE_SIDE_RECORDS_BUFFERED).stream()
                                 .mapToLong(Long::longValue)
                                 .sum();
                 maxBuffered = Math.max(maxBuffered, buffered);
@@ -376,7 +378,6 @@ final class JobRunner implements AutoCloseable {
         result.checkpointsCompleted = stats.getCounts().getNumberOfCompletedCheckpoints();
         result.checkpointsFailed =
                 stats.getCounts().getNumberOfFailedCheckpoints() - Math.max(0, failedAtStart);
-        result.checkpointsFailedAtStart = Math.max(0, failedAtStart);
         long loadOk = 0;
         long loadFailed = 0;
         for (AbstractCheckpointStats checkpoint : stats.getHistory().getCheckpoints()) {
@@ -415,21 +416,15 @@ final class JobRunner implements AutoCloseable {
         result.sinkRows = run.sinkTotal();
         long windowStart;
         if (spec.mode == Mode.LOAD) {
-            windowStart = 0; // set after the drain is known
-        } else {
-            windowStart = run.probeStartNanos + TimeUnit.SECONDS.toNanos(settings.warmupSeconds);
-        }
-        if (spec.mode == Mode.LOAD) {
             result.bufferedAtFlip = maxBuffered;
             result.loadPhaseSeconds = (flipMillis - submitMillis) / 1e3;
             result.loadCheckpointsCompleted = loadOk;
             result.loadCheckpointsFailed = loadFailed;
             long drainEnd = 0;
-            long[] lastArrival;
             int flipBucket =
                     (int) ((flipNanos - run.originNanos) / SinkStats.DRAIN_BUCKET_NANOS) - 1;
             for (SinkStats sink : run.sinkStats) {
-                lastArrival = sink.lastArrivalBySourceTime;
+                long[] lastArrival = sink.lastArrivalBySourceTime;
                 for (int b = 0; b < Math.min(flipBucket, lastArrival.length); b++) {
                     drainEnd = Math.max(drainEnd, lastArrival[b]);
                 }
@@ -437,6 +432,8 @@ final class JobRunner implements AutoCloseable {
             result.drainMillis = (drainEnd - flipNanos) / 1e6;
             result.drainRate = maxBuffered / Math.max(1e-9, (drainEnd - flipNanos) / 1e9);
             windowStart = drainEnd + TimeUnit.SECONDS.toNanos(settings.postDrainWarmupSeconds);
+        } else {
+            windowStart = run.probeStartNanos + TimeUnit.SECONDS.toNanos(settings.warmupSeconds);
         }
         long windowEnd = run.stopNanos;
         if (windowEnd - windowStart < 2_000_000_000L) {

@@ -693,14 +693,14 @@ final class Report {
             md.append("| heap: p99 latency < 50 ms (fixed rate) |");
             for (Contender v : List.of(Contender.P5U, Contender.P5M)) {
                 double p99 = d.median(v, heap, r -> r.p99);
-                md.append(' ').append(millis(p99)).append(Double.isNaN(p99) ? "" : p99 < 50_000 ? " — met" : " — **missed**").append(" |");
+                targetCell(md, millis(p99), p99, p99 < 50_000);
             }
             md.append('\n');
         }
         md.append("| heap: p99 latency < 50 ms (full load) |");
         for (Contender v : List.of(Contender.P5U, Contender.P5M)) {
             double p99 = a.median(v, heap, r -> r.p99);
-            md.append(' ').append(millis(p99)).append(Double.isNaN(p99) ? "" : p99 < 50_000 ? " — met" : " — **missed**").append(" |");
+            targetCell(md, millis(p99), p99, p99 < 50_000);
         }
         md.append('\n');
         target(md, "RocksDB: >= 1x P1", 1, v -> a.ratio(v, rocks, Contender.P1, rocks));
@@ -710,7 +710,7 @@ final class Report {
                 md.append("| ").append(backend.label).append(": load-phase drain rate >= 0.5x steady rate |");
                 for (Contender v : List.of(Contender.P5U, Contender.P5M)) {
                     double r = e.median(v, backend, x -> x.drainRate / x.rate);
-                    md.append(' ').append(ratio(r)).append(Double.isNaN(r) ? "" : r >= 0.5 ? " — met" : " — **missed**").append(" |");
+                    targetCell(md, ratio(r), r, r >= 0.5);
                 }
                 md.append('\n');
             }
@@ -727,7 +727,7 @@ final class Report {
                     }
                 }
             }
-            md.append(' ').append(failed).append(" failed in ").append(runs).append(" runs").append(failed == 0 ? " — met" : " — **missed**").append(" |");
+            targetCell(md, failed + " failed in " + runs + " runs", failed, failed == 0);
         }
         md.append("\n\n");
     }
@@ -736,8 +736,17 @@ final class Report {
         md.append("| ").append(name).append(" |");
         for (Contender v : List.of(Contender.P5U, Contender.P5M)) {
             double r = ratio.apply(v);
-            md.append(' ').append(ratio(r)).append(Double.isNaN(r) ? "" : r >= threshold ? " — met" : " — **missed**").append(" |");
+            targetCell(md, ratio(r), r, r >= threshold);
         }
         md.append('\n');
+    }
+
+    /** A cell of the targets table: the value as shown and, when it was measured, the verdict. */
+    private static void targetCell(StringBuilder md, String shown, double value, boolean met) {
+        md.append(' ').append(shown);
+        if (!Double.isNaN(value)) {
+            md.append(met ? " — met" : " — **missed**");
+        }
+        md.append(" |");
     }
 }

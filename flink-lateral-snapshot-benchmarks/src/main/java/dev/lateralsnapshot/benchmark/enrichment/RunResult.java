@@ -40,8 +40,6 @@ final class RunResult {
     long stateSizeBytes = -1;
     long checkpointsCompleted;
     long checkpointsFailed;
-    /** Checkpoint triggers refused before every task ran (not failures of a running job). */
-    long checkpointsFailedAtStart;
     String checkpointFailure;
     long peakHeapUsed;
     long peakHeapAfterGc;

@@ -56,7 +56,6 @@ final class Settings {
     List<String> only = new ArrayList<>();
     Path workDir = Paths.get("target", "enrichment");
     Path docsDir = Paths.get("..", "docs");
-    String command = "";
     boolean writeDocs = true;
     boolean verbose = false;
     boolean warmUp = true;
@@ -110,7 +109,6 @@ final class Settings {
                 case "work-dir": s.workDir = Paths.get(value); break;
                 case "docs-dir": s.docsDir = Paths.get(value); break;
                 case "write-docs": s.writeDocs = Boolean.parseBoolean(value); break;
-                case "command": s.command = value; break;
                 case "warm-up": s.warmUp = Boolean.parseBoolean(value); break;
                 case "verbose": s.verbose = Boolean.parseBoolean(value); break;
                 default: throw new IllegalArgumentException("Unknown option --" + name);
