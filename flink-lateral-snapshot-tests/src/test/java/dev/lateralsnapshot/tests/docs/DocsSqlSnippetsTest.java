@@ -14,11 +14,8 @@
 
 package dev.lateralsnapshot.tests.docs;
 
-import dev.lateralsnapshot.tests.metrics.JoinMetricsReporter;
+import dev.lateralsnapshot.tests.runtime.MiniClusterTestBase;
 
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.MemorySize;
-import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 
@@ -58,7 +55,8 @@ class DocsSqlSnippetsTest {
             new MiniClusterExtension(
                     () ->
                             new MiniClusterResourceConfiguration.Builder()
-                                    .setConfiguration(clusterConfiguration())
+                                    .setConfiguration(
+                                            MiniClusterTestBase.clusterConfiguration())
                                     .setNumberTaskManagers(1)
                                     .setNumberSlotsPerTaskManager(SLOTS)
                                     .build());
@@ -102,14 +100,5 @@ class DocsSqlSnippetsTest {
         Path repository = module.getParent();
         assertThat(repository.resolve("README.md")).as("the README of the repository").exists();
         return repository;
-    }
-
-    private static Configuration clusterConfiguration() {
-        Configuration configuration = new Configuration();
-        configuration.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.ofMebiBytes(128));
-        configuration.set(TaskManagerOptions.NETWORK_MEMORY_MIN, MemorySize.ofMebiBytes(32));
-        configuration.set(TaskManagerOptions.NETWORK_MEMORY_MAX, MemorySize.ofMebiBytes(32));
-        JoinMetricsReporter.configure(configuration);
-        return configuration;
     }
 }

@@ -37,11 +37,6 @@ final class DocumentedOutput {
 
     private DocumentedOutput() {}
 
-    /** Whether the block is a result table rather than text. */
-    static boolean isTable(List<String> block) {
-        return block.stream().anyMatch(line -> line.startsWith("|"));
-    }
-
     /** The cells of the table's lines, the header first. */
     static List<List<String>> cells(List<String> block) {
         List<List<String>> rows = new ArrayList<>();

@@ -16,6 +16,7 @@ package dev.lateralsnapshot.tests.reliability;
 
 import dev.lateralsnapshot.tests.SeedTables;
 import dev.lateralsnapshot.tests.metrics.JoinMetrics;
+import dev.lateralsnapshot.tests.runtime.Directories;
 import dev.lateralsnapshot.tests.runtime.MiniClusterTestBase;
 import dev.lateralsnapshot.tests.runtime.StateBackendKind;
 
@@ -62,8 +63,7 @@ class BadInputITCase extends MiniClusterTestBase {
 
     /** The build side of the tests fed through a channel: its watermark is its latest row time. */
     private static final String RATES =
-            "CREATE TABLE rates (currency STRING, rate DOUBLE, update_time TIMESTAMP(3),"
-                    + " WATERMARK FOR update_time AS update_time) WITH (";
+            "CREATE TABLE rates (" + SeedTables.RATES_COLUMNS + ") WITH (";
 
     /** Orders whose currency the test chooses. */
     private static final String ORDERS =

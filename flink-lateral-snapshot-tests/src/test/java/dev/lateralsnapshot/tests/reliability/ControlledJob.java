@@ -14,15 +14,14 @@
 
 package dev.lateralsnapshot.tests.reliability;
 
-import dev.lateralsnapshot.LateralSnapshot;
 import dev.lateralsnapshot.tests.connectors.CollectedRows;
 import dev.lateralsnapshot.tests.connectors.ProbeChannel;
 import dev.lateralsnapshot.tests.metrics.JoinMetrics;
 import dev.lateralsnapshot.tests.runtime.Await;
+import dev.lateralsnapshot.tests.runtime.MiniClusterTestBase;
 import dev.lateralsnapshot.tests.runtime.StateBackendKind;
 
 import org.apache.flink.runtime.minicluster.MiniCluster;
-import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.types.Row;
 import org.apache.flink.types.RowKind;
@@ -65,16 +64,8 @@ final class ControlledJob implements AutoCloseable {
 
     /** An environment for a job at a parallelism on a state backend, with nothing submitted yet. */
     static ControlledJob prepare(StateBackendKind backend, int parallelism) {
-        TableEnvironment env = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
-        env.getConfig().set("table.local-time-zone", "UTC");
-        env.getConfig().set("parallelism.default", String.valueOf(parallelism));
-        env.getConfig().set("state.backend.type", backend.type);
-        // Source subtasks without rows (the build source's other subtasks, a probe subtask
-        // without orders) send no watermark: idle, they hold none back.
-        env.getConfig().set("table.exec.source.idle-timeout", "500 ms");
-        LateralSnapshot.install(env);
         return new ControlledJob(
-                env,
+                MiniClusterTestBase.streamingEnvironment(backend, parallelism),
                 ProbeChannel.open(parallelism),
                 ProbeChannel.open(parallelism),
                 CollectedRows.open());

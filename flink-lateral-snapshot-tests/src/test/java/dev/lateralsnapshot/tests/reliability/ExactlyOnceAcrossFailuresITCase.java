@@ -14,13 +14,12 @@
 
 package dev.lateralsnapshot.tests.reliability;
 
-import dev.lateralsnapshot.LateralSnapshot;
 import dev.lateralsnapshot.tests.connectors.SequenceGate;
 import dev.lateralsnapshot.tests.runtime.Await;
+import dev.lateralsnapshot.tests.runtime.Directories;
 import dev.lateralsnapshot.tests.runtime.MiniClusterTestBase;
 import dev.lateralsnapshot.tests.runtime.StateBackendKind;
 
-import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
 
 import org.junit.jupiter.params.ParameterizedTest;
@@ -176,10 +175,7 @@ class ExactlyOnceAcrossFailuresITCase extends MiniClusterTestBase {
     // ---- the job ----
 
     private TableEnvironment environment(StateBackendKind backend) {
-        TableEnvironment env = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
-        env.getConfig().set("table.local-time-zone", "UTC");
-        env.getConfig().set("parallelism.default", "2");
-        env.getConfig().set("state.backend.type", backend.type);
+        TableEnvironment env = streamingEnvironment(backend, 2);
         env.getConfig().set("execution.checkpointing.incremental", "true");
         env.getConfig().set("execution.checkpointing.interval", "1 s");
         env.getConfig()
@@ -189,9 +185,6 @@ class ExactlyOnceAcrossFailuresITCase extends MiniClusterTestBase {
         env.getConfig().set("restart-strategy.type", "fixed-delay");
         env.getConfig().set("restart-strategy.fixed-delay.attempts", "10");
         env.getConfig().set("restart-strategy.fixed-delay.delay", "100 ms");
-        // A filesystem source subtask without a file sends no watermark; idle, it holds none back.
-        env.getConfig().set("table.exec.source.idle-timeout", "500 ms");
-        LateralSnapshot.install(env);
         return env;
     }
 

@@ -17,6 +17,7 @@ package dev.lateralsnapshot.tests.reliability;
 import dev.lateralsnapshot.tests.SeedTables;
 import dev.lateralsnapshot.tests.connectors.SequenceGate;
 import dev.lateralsnapshot.tests.runtime.Await;
+import dev.lateralsnapshot.tests.runtime.Directories;
 import dev.lateralsnapshot.tests.runtime.MiniClusterTestBase;
 import dev.lateralsnapshot.tests.runtime.StateBackendKind;
 

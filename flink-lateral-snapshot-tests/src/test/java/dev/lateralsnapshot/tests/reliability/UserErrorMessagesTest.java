@@ -137,7 +137,9 @@ class UserErrorMessagesTest {
     void failsWithAnActionableMessage(
             String mistake, Function<TableEnvironment, Executable> query, String named) {
         Throwable error = rejected(mistake, query);
-        String rootMessage = rootCause(error).getMessage();
+        // Flink's ExceptionUtils, imported for findThrowable, has no getRootCause.
+        String rootMessage =
+                org.apache.commons.lang3.exception.ExceptionUtils.getRootCause(error).getMessage();
         for (String shown : List.of(error.getMessage(), rootMessage)) {
             assertThat(shown).as("%s: message", mistake).isNotBlank();
             for (String inside : PLANNER_INSIDES) {
@@ -692,14 +694,6 @@ class UserErrorMessagesTest {
 
     private static Table snapshot(TableEnvironment env) {
         return LateralSnapshot.snapshot(env.from("rates_r")).onTime("update_time").toTable();
-    }
-
-    private static Throwable rootCause(Throwable error) {
-        Throwable cause = error;
-        while (cause.getCause() != null && cause.getCause() != cause) {
-            cause = cause.getCause();
-        }
-        return cause;
     }
 
     /** A Table API program that is expected to fail. */

@@ -12,7 +12,7 @@
  * limitations under the License.
  */
 
-package dev.lateralsnapshot.tests.reliability;
+package dev.lateralsnapshot.tests.runtime;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -26,7 +26,7 @@ import java.util.function.Consumer;
 import java.util.stream.Stream;
 
 /** The directories the filesystem connector reads and writes in these tests. */
-final class Directories {
+public final class Directories {
 
     private Directories() {}
 
@@ -34,7 +34,7 @@ final class Directories {
      * Drops a file into a directory that a filesystem source monitors, atomically: the source skips
      * files whose name starts with a dot, so it never sees half a file.
      */
-    static void writeAtomically(Path directory, String name, List<String> lines)
+    public static void writeAtomically(Path directory, String name, List<String> lines)
             throws IOException {
         Path hidden = directory.resolve("." + name);
         Files.write(hidden, lines, StandardCharsets.UTF_8);
@@ -45,14 +45,14 @@ final class Directories {
      * The lines of the files a filesystem sink has committed: in-progress and pending files are
      * hidden (their names start with a dot) until a checkpoint commits them.
      */
-    static List<String> committedLines(Path directory) {
+    public static List<String> committedLines(Path directory) {
         List<String> lines = new ArrayList<>();
         forEachCommittedLine(directory, lines::add);
         return lines;
     }
 
     /** Streams the committed lines, for outputs too large to hold. */
-    static void forEachCommittedLine(Path directory, Consumer<String> consumer) {
+    public static void forEachCommittedLine(Path directory, Consumer<String> consumer) {
         try (Stream<Path> files = Files.list(directory)) {
             for (Path file : (Iterable<Path>) files::iterator) {
                 if (!file.getFileName().toString().startsWith(".")) {

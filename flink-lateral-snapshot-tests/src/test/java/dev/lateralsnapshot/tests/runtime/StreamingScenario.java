@@ -14,7 +14,6 @@
 
 package dev.lateralsnapshot.tests.runtime;
 
-import dev.lateralsnapshot.LateralSnapshot;
 import dev.lateralsnapshot.tests.SeedTables;
 import dev.lateralsnapshot.tests.connectors.CollectedRows;
 import dev.lateralsnapshot.tests.connectors.ProbeChannel;
@@ -27,15 +26,12 @@ import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
 import org.apache.flink.runtime.executiongraph.AccessExecutionJobVertex;
 import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
 import org.apache.flink.runtime.minicluster.MiniCluster;
-import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.types.Row;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -134,16 +130,7 @@ final class StreamingScenario implements AutoCloseable {
         Path buildDirectory = Files.createTempDirectory(parent, "build");
         ProbeChannel orders = ProbeChannel.open(PARALLELISM);
         CollectedRows output = CollectedRows.open();
-        TableEnvironment env = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
-        env.getConfig().set("table.local-time-zone", "UTC");
-        env.getConfig().set("parallelism.default", String.valueOf(PARALLELISM));
-        env.getConfig().set("state.backend.type", backend.type);
-        // The filesystem source reads every file in one subtask; the other one never sees a row,
-        // so it sends no watermark and would hold the build watermark back for good. Flink 2.3
-        // marks such a subtask idle only with this option, which the plan's exploratory section
-        // names too.
-        env.getConfig().set("table.exec.source.idle-timeout", "500 ms");
-        LateralSnapshot.install(env);
+        TableEnvironment env = MiniClusterTestBase.streamingEnvironment(backend, PARALLELISM);
         env.executeSql(
                 "CREATE TABLE rates ("
                         + SeedTables.RATES_COLUMNS
@@ -179,11 +166,9 @@ final class StreamingScenario implements AutoCloseable {
         orders.emit(LongStream.rangeClosed(firstId, lastId).mapToObj(Row::of).toArray(Row[]::new));
     }
 
-    /** Drops a build file, atomically: the source skips files whose name starts with a dot. */
+    /** Drops a build file, atomically. */
     void writeBuildFile(String name, List<String> lines) throws IOException {
-        Path hidden = buildDirectory.resolve("." + name);
-        Files.write(hidden, lines, StandardCharsets.UTF_8);
-        Files.move(hidden, buildDirectory.resolve(name), StandardCopyOption.ATOMIC_MOVE);
+        Directories.writeAtomically(buildDirectory, name, lines);
     }
 
     /** The rows the sink received so far, in arrival order. */
