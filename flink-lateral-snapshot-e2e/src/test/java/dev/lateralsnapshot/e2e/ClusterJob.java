@@ -24,6 +24,10 @@ import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Predicate;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A job on the cluster, seen through the REST API as the Web UI shows it: its state, its vertices
@@ -36,6 +40,10 @@ import java.util.function.Predicate;
 final class ClusterJob {
 
     static final String JOIN_OPERATOR = "LateralSnapshotJoin";
+
+    /** How the SQL Client reports a submitted job. */
+    private static final Pattern SQL_CLIENT_JOB_ID = Pattern.compile("Job ID: ([0-9a-f]{32})");
+
     private static final Duration METRICS_TIMEOUT = Duration.ofSeconds(60);
 
     /**
@@ -53,6 +61,13 @@ final class ClusterJob {
     ClusterJob(RestApi rest, String jobId) {
         this.rest = rest;
         this.jobId = jobId;
+    }
+
+    /** The job the SQL Client submitted, by the id it printed, once all its tasks run. */
+    static ClusterJob submittedBySqlClient(RestApi rest, String printed) {
+        Matcher jobId = SQL_CLIENT_JOB_ID.matcher(printed);
+        assertThat(jobId.find()).as("a submitted job in:%n%s", printed).isTrue();
+        return new ClusterJob(rest, jobId.group(1)).awaitRunning();
     }
 
     String id() {

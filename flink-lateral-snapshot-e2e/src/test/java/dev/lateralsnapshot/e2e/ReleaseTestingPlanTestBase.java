@@ -82,7 +82,6 @@ abstract class ReleaseTestingPlanTestBase {
     /** Long enough for a metric change to reach the REST API (fetched every second here). */
     static final Duration METRIC_REFRESH = Duration.ofSeconds(3);
 
-    private static final Pattern JOB_ID = Pattern.compile("Job ID: ([0-9a-f]{32})");
     private static final Pattern SAVEPOINT_PATH =
             Pattern.compile("Savepoint completed\\. Path: (\\S+)");
 
@@ -300,10 +299,7 @@ abstract class ReleaseTestingPlanTestBase {
 
     /** Submits statements with the SQL Client ({@code -i ddl.sql -f <file>}); returns the job. */
     ClusterJob submit(String statements) {
-        String printed = sqlClient(statements);
-        Matcher jobId = JOB_ID.matcher(printed);
-        assertThat(jobId.find()).as("a submitted job in:%n%s", printed).isTrue();
-        return new ClusterJob(cluster.rest(), jobId.group(1)).awaitRunning();
+        return ClusterJob.submittedBySqlClient(cluster.rest(), sqlClient(statements));
     }
 
     /** Runs a statement file with the SQL Client ({@code -i ddl.sql -f <file>}). */

@@ -15,6 +15,7 @@
 package dev.lateralsnapshot.e2e;
 
 import dev.lateralsnapshot.tests.reliability.VersionedBuildSide;
+import dev.lateralsnapshot.tests.runtime.Directories;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -22,18 +23,16 @@ import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import java.util.stream.Collectors;
-import java.util.stream.Stream;
 
+import static dev.lateralsnapshot.e2e.ReleaseTestingPlanTestBase.BUILD_WATERMARK;
+import static dev.lateralsnapshot.e2e.ReleaseTestingPlanTestBase.CURRENT_PHASE;
+import static dev.lateralsnapshot.e2e.ReleaseTestingPlanTestBase.PROBE_BUFFERED;
 import static dev.lateralsnapshot.tests.reliability.VersionedBuildSide.KEYS;
 import static dev.lateralsnapshot.tests.reliability.VersionedBuildSide.assertExactlyOnceAndNoHalfAppliedUpdate;
 import static dev.lateralsnapshot.tests.reliability.VersionedBuildSide.flipFile;
@@ -71,8 +70,6 @@ class TaskManagerFailuresIT {
 
     /** How long a restored filesystem source may take to read again a file it had not finished. */
     private static final Duration SETTLE_AFTER_RESTART = Duration.ofSeconds(2);
-
-    private static final Pattern JOB_ID = Pattern.compile("Job ID: ([0-9a-f]{32})");
 
     private LocalFlinkCluster cluster;
     private Path ordersDirectory;
@@ -117,7 +114,7 @@ class TaskManagerFailuresIT {
         awaitBuffered(job, ORDERS_PER_FILE);
         job.awaitCheckpointTriggeredFromNow(TIMEOUT);
         killJoinTaskManager(job);
-        assertThat(job.metric("currentPhase")).as("restored into the load phase").containsOnly(0.0);
+        assertThat(job.metric(CURRENT_PHASE)).as("restored into the load phase").containsOnly(0.0);
         writeOrders();
         awaitBuffered(job, ORDERS_PER_FILE);
         long lastBufferedOrder = ordersWritten;
@@ -126,7 +123,7 @@ class TaskManagerFailuresIT {
         Wait.until(
                 TIMEOUT,
                 "every join subtask flips",
-                () -> job.metric("currentPhase"),
+                () -> job.metric(CURRENT_PHASE),
                 phases -> phases.stream().allMatch(phase -> phase == 1.0));
         // From here on no restore goes back to the load phase, or reads flip.json again.
         job.awaitCheckpointTriggeredFromNow(TIMEOUT);
@@ -170,7 +167,7 @@ class TaskManagerFailuresIT {
         Wait.until(
                 TIMEOUT,
                 expected + " committed output rows",
-                () -> committedLines().size(),
+                () -> Directories.committedLines(outputDirectory).size(),
                 committed -> committed >= expected);
         // One more checkpoint: a duplicate still on its way would be committed by it.
         job.awaitCheckpointTriggeredFromNow(TIMEOUT);
@@ -180,7 +177,7 @@ class TaskManagerFailuresIT {
 
         int committed =
                 assertExactlyOnceAndNoHalfAppliedUpdate(
-                        committedLines(),
+                        Directories.committedLines(outputDirectory),
                         expected,
                         lastBufferedOrder,
                         lastOrderBeforeTheLastVersion,
@@ -238,10 +235,8 @@ class TaskManagerFailuresIT {
         try {
             Path init = Files.writeString(cluster.runDirectory().resolve("ddl.sql"), ddl);
             Path file = Files.writeString(cluster.runDirectory().resolve("insert.sql"), insert);
-            String printed = cluster.sqlClientWithFile(init, file);
-            Matcher jobId = JOB_ID.matcher(printed);
-            assertThat(jobId.find()).as("a submitted job in:%n%s", printed).isTrue();
-            return new ClusterJob(cluster.rest(), jobId.group(1)).awaitRunning();
+            return ClusterJob.submittedBySqlClient(
+                    cluster.rest(), cluster.sqlClientWithFile(init, file));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -276,7 +271,7 @@ class TaskManagerFailuresIT {
         Wait.until(
                 TIMEOUT,
                 buffered + " orders buffered by the join",
-                () -> job.metric("numProbeSideRecordsBuffered"),
+                () -> job.metric(PROBE_BUFFERED),
                 values -> values.stream().mapToDouble(Double::doubleValue).sum() == buffered);
     }
 
@@ -286,7 +281,7 @@ class TaskManagerFailuresIT {
         Wait.until(
                 TIMEOUT,
                 "version " + version + " applied",
-                () -> job.metric("currentBuildSideWatermark"),
+                () -> job.metric(BUILD_WATERMARK),
                 watermarks -> watermarks.stream().allMatch(current -> current >= watermark));
     }
 
@@ -309,22 +304,5 @@ class TaskManagerFailuresIT {
 
     private static void writeFile(Path directory, String name, List<String> lines) {
         MonitoredDirectory.drop(directory, name, String.join("\n", lines) + "\n");
-    }
-
-    // ---- output ----
-
-    /** The lines of the files the sink has committed; in-progress files are hidden (dot first). */
-    private List<String> committedLines() {
-        try (Stream<Path> files = Files.list(outputDirectory)) {
-            List<String> lines = new ArrayList<>();
-            for (Path file :
-                    files.filter(file -> !file.getFileName().toString().startsWith("."))
-                            .collect(Collectors.toList())) {
-                lines.addAll(Files.readAllLines(file, StandardCharsets.UTF_8));
-            }
-            return lines;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 }
