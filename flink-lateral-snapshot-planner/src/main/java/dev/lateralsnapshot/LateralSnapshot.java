@@ -14,11 +14,13 @@
 
 package dev.lateralsnapshot;
 
-import dev.lateralsnapshot.planner.FlinkPlannerInternals;
 import dev.lateralsnapshot.planner.functions.LateralSnapshotOperatorTable;
 import dev.lateralsnapshot.planner.functions.SnapshotArguments;
 import dev.lateralsnapshot.planner.functions.SnapshotProcessTableFunction;
 import dev.lateralsnapshot.planner.functions.SnapshotTableFunction;
+import dev.lateralsnapshot.planner.internal.EnvironmentCatalogs;
+import dev.lateralsnapshot.planner.internal.PlannerConfigs;
+import dev.lateralsnapshot.planner.internal.TableEnvironments;
 import dev.lateralsnapshot.planner.module.LateralSnapshotModule;
 import dev.lateralsnapshot.planner.parse.LateralSnapshotParserFactory;
 import dev.lateralsnapshot.planner.plan.optimize.LateralSnapshotPrograms;
@@ -28,10 +30,6 @@ import org.apache.flink.table.api.Table;
 import org.apache.flink.table.api.TableConfig;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.delegation.PlannerFactory;
-import org.apache.flink.table.planner.calcite.CalciteConfig;
-import org.apache.flink.table.planner.calcite.FlinkContext;
-import org.apache.flink.table.planner.utils.JavaScalaConversionUtil;
-import org.apache.flink.table.planner.utils.TableConfigUtils;
 
 import javax.annotation.Nullable;
 
@@ -57,7 +55,7 @@ import static org.apache.flink.util.Preconditions.checkNotNull;
  * }</pre>
  *
  * <p>Flink 2.3 has no plug-in point for a new join. The library therefore installs a planner
- * configuration ({@link CalciteConfig}, through {@link TableConfig#setPlannerConfig}) with its own
+ * configuration (Flink's {@code CalciteConfig}, through {@link TableConfig#setPlannerConfig}) with its own
  * SQL parser (Flink's grammar plus {@code LATERAL f(...)}), the {@code SNAPSHOT} function and
  * optimizer programs that extend Flink's. The planner reads that configuration for every statement,
  * so installing it once, at any time, is enough; settings changed later with {@code SET} still
@@ -122,11 +120,7 @@ public final class LateralSnapshot {
      */
     public static void install(TableEnvironment env) {
         install(env.getConfig());
-        FlinkContext context = FlinkPlannerInternals.flinkContext(env);
-        LateralSnapshotModule.load(
-                context.getModuleManager(),
-                context.getCatalogManager(),
-                context.getFunctionCatalog());
+        LateralSnapshotModule.load(EnvironmentCatalogs.of(env));
     }
 
     /**
@@ -136,10 +130,7 @@ public final class LateralSnapshot {
      */
     public static void install(PlannerFactory.Context context) {
         install(context.getTableConfig());
-        LateralSnapshotModule.load(
-                context.getModuleManager(),
-                context.getCatalogManager(),
-                context.getFunctionCatalog());
+        LateralSnapshotModule.load(EnvironmentCatalogs.of(context));
     }
 
     /**
@@ -151,32 +142,25 @@ public final class LateralSnapshot {
      * {@link #install(TableEnvironment)} loads: Flink resolves function names through the
      * environment's function catalog, which a configuration cannot reach.
      *
-     * <p>Other settings of an installed {@link CalciteConfig} (operator tables, the SQL-to-rel
+     * <p>Other settings of an installed planner configuration (operator tables, the SQL-to-rel
      * configuration) are kept; its parser configuration and optimizer programs are replaced.
      */
     public static void install(TableConfig config) {
-        CalciteConfig current = TableConfigUtils.getCalciteConfig(config);
-        if (isInstalled(current)) {
+        if (isInstalled(config)) {
             return;
         }
-        config.setPlannerConfig(
-                CalciteConfig.createBuilder(current)
-                        .replaceSqlParserConfig(LateralSnapshotParserFactory.parserConfig())
-                        .addSqlOperatorTable(LateralSnapshotOperatorTable.INSTANCE)
-                        .replaceStreamProgram(LateralSnapshotPrograms.streamProgram())
-                        .replaceBatchProgram(LateralSnapshotPrograms.batchProgram())
-                        .build());
+        PlannerConfigs.extend(
+                config,
+                LateralSnapshotParserFactory.parserConfig(),
+                LateralSnapshotOperatorTable.INSTANCE,
+                LateralSnapshotPrograms.streamProgram(),
+                LateralSnapshotPrograms.batchProgram());
     }
 
     /** Whether the LATERAL SNAPSHOT join is installed in the configuration. */
     public static boolean isInstalled(TableConfig config) {
-        return isInstalled(TableConfigUtils.getCalciteConfig(config));
-    }
-
-    private static boolean isInstalled(CalciteConfig config) {
-        return JavaScalaConversionUtil.toJava(config.getStreamProgram())
-                .map(LateralSnapshotPrograms::isLateralSnapshotProgram)
-                .orElse(false);
+        return PlannerConfigs.hasStreamProgram(
+                config, LateralSnapshotPrograms::isLateralSnapshotProgram);
     }
 
     /**
@@ -272,7 +256,7 @@ public final class LateralSnapshot {
             }
             // The class, not the name: no lookup, so the configuration is all it needs.
             Table snapshot =
-                    FlinkPlannerInternals.tableEnvironment(input)
+                    TableEnvironments.of(input)
                             .fromCall(SnapshotProcessTableFunction.class, arguments.toArray());
             if (onTime == null) {
                 return snapshot;

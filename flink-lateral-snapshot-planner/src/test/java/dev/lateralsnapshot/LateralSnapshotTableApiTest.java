@@ -14,7 +14,6 @@
 
 package dev.lateralsnapshot;
 
-import dev.lateralsnapshot.planner.FlinkPlannerInternals;
 import dev.lateralsnapshot.planner.SnapshotTestEnvironments;
 import dev.lateralsnapshot.planner.module.LateralSnapshotModule;
 
@@ -24,7 +23,9 @@ import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.delegation.PlannerFactory;
 import org.apache.flink.table.module.ModuleEntry;
+import org.apache.flink.table.api.internal.TableEnvironmentImpl;
 import org.apache.flink.table.planner.calcite.FlinkContext;
+import org.apache.flink.table.planner.delegation.PlannerBase;
 
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -51,8 +52,9 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 /**
  * The LATERAL SNAPSHOT join in the Table API: {@code orders.join(snapshot, predicate)} and {@code
  * leftOuterJoin} with the snapshot table of {@code env.fromCall("SNAPSHOT", ...)} or of {@link
- * LateralSnapshot#snapshot}, compared with the SQL statement on the same tables (the seed's release
- * test, section 9); the error of the {@code joinLateral} form; and the ways to install it.
+ * LateralSnapshot#snapshot}, compared with the SQL statement on the same tables ({@code
+ * docs/lateral-snapshot-join.md}, "Table API"); the error of the {@code joinLateral} form; and the
+ * ways to install it.
  */
 class LateralSnapshotTableApiTest {
 
@@ -422,7 +424,8 @@ sqlPlan(join, SQL_MORE_ARGUMENTS))
     void installFromAPlannerFactoryFindsSnapshotByName() {
         TableEnvironment created = environmentWithoutInstall();
         // What a planner factory is given for each environment it creates a planner for.
-        FlinkContext parts = FlinkPlannerInternals.flinkContext(created);
+        FlinkContext parts =
+                ((PlannerBase) ((TableEnvironmentImpl) created).getPlanner()).getFlinkContext();
         LateralSnapshot.install(
                 new PlannerFactory.DefaultPlannerContext(
                         null,
@@ -483,7 +486,7 @@ sqlPlan(join, SQL_MORE_ARGUMENTS))
         return plain;
     }
 
-    /** The snapshot table of the seed's section 9, with a fixed load completion time. */
+    /** The snapshot table of the Table API example, with a fixed load completion time. */
     private static Table snapshotByName(TableEnvironment env, Table rates) {
         return env.fromCall(
                 "SNAPSHOT",
@@ -492,7 +495,7 @@ sqlPlan(join, SQL_MORE_ARGUMENTS))
                 lit(LOAD_COMPLETED).asArgument("load_completed_time"));
     }
 
-    /** The rates of the seed's section 9: column names that differ from those of orders. */
+    /** The rates of the Table API example: column names that differ from those of orders. */
     private void createRates(TableEnvironment env) {
         env.executeSql(
                 "CREATE TABLE rates_r (r_currency STRING, r_rate DOUBLE, update_time TIMESTAMP(3),"

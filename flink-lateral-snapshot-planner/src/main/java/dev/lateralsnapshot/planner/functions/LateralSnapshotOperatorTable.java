@@ -14,9 +14,6 @@
 
 package dev.lateralsnapshot.planner.functions;
 
-import dev.lateralsnapshot.planner.FlinkPlannerInternals;
-import dev.lateralsnapshot.planner.plan.utils.LateralSnapshotUtil;
-
 import org.apache.calcite.sql.SqlCall;
 import org.apache.calcite.sql.SqlFunction;
 import org.apache.calcite.sql.SqlFunctionCategory;
@@ -61,11 +58,7 @@ public final class LateralSnapshotOperatorTable implements SqlOperatorTable {
                 && opName.isSimple()
                 && opName.getSimple().equalsIgnoreCase(SnapshotTableFunction.NAME)) {
             // Calcite's chain of operator tables hands every table the same list.
-            operatorList.removeIf(
-                    operator ->
-                            FlinkPlannerInternals.bridgedFunction(operator)
-                                    .filter(SnapshotProcessTableFunction::isSnapshotFunction)
-                                    .isPresent());
+            operatorList.removeIf(SnapshotCalls::isTableApiSnapshot);
             operatorList.add(
                     category == SqlFunctionCategory.USER_DEFINED_FUNCTION
                             ? MisplacedSnapshotCall.INSTANCE
@@ -94,7 +87,7 @@ public final class LateralSnapshotOperatorTable implements SqlOperatorTable {
 
         @Override
         public SqlNode rewriteCall(SqlValidator validator, SqlCall call) {
-            throw LateralSnapshotUtil.misplacedSnapshot(true);
+            throw SnapshotCalls.misplaced(true);
         }
     }
 

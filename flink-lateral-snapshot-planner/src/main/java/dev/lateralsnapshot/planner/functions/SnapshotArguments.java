@@ -90,7 +90,7 @@ public final class SnapshotArguments {
      * @param config the configuration that gives the defaults
      */
     public static SnapshotArguments fold(RexCall call, RelNode buildInput, ReadableConfig config) {
-        List<RexNode> operands = operandsInParameterOrder(call);
+        List<RexNode> operands = SnapshotCalls.operandsInParameterOrder(call);
         RelOptCluster cluster = buildInput.getCluster();
         return new SnapshotArguments(
                 onTimeColumn(call).map(column -> onTimeIndex(column, buildInput)).orElse(null),
@@ -107,22 +107,12 @@ public final class SnapshotArguments {
 
     /** The column named by the {@code on_time} argument of a {@code SNAPSHOT} call, if given. */
     public static Optional<String> onTimeColumn(RexCall call) {
-        RexNode onTime = operandsInParameterOrder(call).get(ON_TIME_POSITION);
+        RexNode onTime = SnapshotCalls.operandsInParameterOrder(call).get(ON_TIME_POSITION);
         if (onTime.getKind() != SqlKind.DESCRIPTOR) {
             return Optional.empty();
         }
         // The validation of either form has checked that the descriptor names one column.
         return Optional.of(RexLiteral.stringValue(((RexCall) onTime).getOperands().get(0)));
-    }
-
-    /**
-     * The operands of a {@code SNAPSHOT} call of SQL or of the Table API, in the order of {@link
-     * SnapshotTableFunction#PARAMETERS}.
-     */
-    private static List<RexNode> operandsInParameterOrder(RexCall call) {
-        return SnapshotTableFunction.isSnapshotCall(call)
-                ? call.getOperands()
-                : SnapshotProcessTableFunction.operandsInSqlOrder(call.getOperands());
     }
 
     private static int onTimeIndex(String column, RelNode buildInput) {

@@ -14,7 +14,8 @@
 
 package dev.lateralsnapshot.planner.functions;
 
-import dev.lateralsnapshot.planner.FlinkPlannerInternals;
+import dev.lateralsnapshot.planner.internal.JoinLateralResolution;
+import dev.lateralsnapshot.planner.internal.ProcessTableFunctionSignature;
 
 import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.api.ValidationException;
@@ -29,7 +30,6 @@ import org.apache.flink.table.types.inference.InputTypeStrategy;
 import org.apache.flink.table.types.inference.Signature;
 import org.apache.flink.table.types.inference.StaticArgument;
 import org.apache.flink.table.types.inference.StaticArgumentTrait;
-import org.apache.flink.table.types.inference.SystemTypeInference;
 import org.apache.flink.table.types.inference.TypeInference;
 import org.apache.flink.types.ColumnList;
 import org.apache.flink.types.Row;
@@ -143,22 +143,17 @@ public final class SnapshotProcessTableFunction extends ProcessTableFunction<Row
     public TypeInference getTypeInference(DataTypeFactory typeFactory) {
         // The Table API asks for the type inference before anything else when it resolves a
         // call, and does not wrap what this method throws: the message reaches the user as is.
-        if (FlinkPlannerInternals.isResolvingJoinLateral()) {
+        if (JoinLateralResolution.isInProgress()) {
             throw new ValidationException(JOIN_LATERAL_MESSAGE);
         }
         return TYPE_INFERENCE;
-    }
-
-    /** Whether the function definition is this function, registered or inline. */
-    public static boolean isSnapshotFunction(FunctionDefinition definition) {
-        return definition instanceof SnapshotProcessTableFunction;
     }
 
     /**
      * The operands of a call in the order of {@link SnapshotTableFunction#PARAMETERS}, so that one
      * piece of code reads the arguments of both forms.
      */
-    public static List<RexNode> operandsInSqlOrder(List<RexNode> callOperands) {
+    static List<RexNode> operandsInSqlOrder(List<RexNode> callOperands) {
         List<RexNode> operands = new ArrayList<>();
         for (String parameter : SnapshotTableFunction.PARAMETERS) {
             operands.add(callOperands.get(position(parameter)));
@@ -172,9 +167,7 @@ public final class SnapshotProcessTableFunction extends ProcessTableFunction<Row
 
     private static List<String> callArguments() {
         List<String> arguments = new ArrayList<>(DECLARED_ARGUMENTS);
-        SystemTypeInference.PROCESS_TABLE_FUNCTION_SYSTEM_ARGS.stream()
-                .map(StaticArgument::getName)
-                .forEach(arguments::add);
+        arguments.addAll(ProcessTableFunctionSignature.systemArgumentNames());
         return List.copyOf(arguments);
     }
 

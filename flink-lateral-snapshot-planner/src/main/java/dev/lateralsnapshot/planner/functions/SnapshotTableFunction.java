@@ -14,8 +14,6 @@
 
 package dev.lateralsnapshot.planner.functions;
 
-import dev.lateralsnapshot.planner.plan.utils.LateralSnapshotUtil;
-
 import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.planner.calcite.FlinkTypeFactory;
 import org.apache.flink.table.types.logical.LogicalType;
@@ -25,7 +23,6 @@ import org.apache.flink.table.types.logical.utils.LogicalTypeChecks;
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rel.type.RelDataTypeFactory;
 import org.apache.calcite.rel.type.RelDataTypeField;
-import org.apache.calcite.rex.RexCall;
 import org.apache.calcite.sql.SqlCall;
 import org.apache.calcite.sql.SqlCallBinding;
 import org.apache.calcite.sql.SqlFunction;
@@ -45,7 +42,6 @@ import org.apache.calcite.sql.type.SqlTypeFamily;
 import org.apache.calcite.sql.type.SqlTypeName;
 import org.apache.calcite.sql.validate.SqlNameMatcher;
 import org.apache.calcite.sql.validate.SqlValidator;
-import org.apache.calcite.sql.validate.SqlValidatorScope;
 
 import javax.annotation.Nullable;
 
@@ -114,11 +110,6 @@ public final class SnapshotTableFunction extends SqlFunction implements SqlTable
                 null,
                 new OperandMetadata(),
                 SqlFunctionCategory.USER_DEFINED_TABLE_FUNCTION);
-    }
-
-    /** Whether the call is a call of this function. */
-    public static boolean isSnapshotCall(@Nullable Object call) {
-        return call instanceof RexCall && ((RexCall) call).getOperator() == INSTANCE;
     }
 
     @Override

@@ -17,16 +17,14 @@ package dev.lateralsnapshot.planner.module;
 import dev.lateralsnapshot.planner.functions.LateralSnapshotOperatorTable;
 import dev.lateralsnapshot.planner.functions.SnapshotProcessTableFunction;
 import dev.lateralsnapshot.planner.functions.SnapshotTableFunction;
+import dev.lateralsnapshot.planner.internal.EnvironmentCatalogs;
 
-import org.apache.flink.table.catalog.CatalogManager;
-import org.apache.flink.table.catalog.FunctionCatalog;
-import org.apache.flink.table.catalog.UnresolvedIdentifier;
 import org.apache.flink.table.functions.FunctionDefinition;
 import org.apache.flink.table.module.Module;
-import org.apache.flink.table.module.ModuleManager;
 
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Predicate;
 
 /**
  * The module that lets the Table API find {@code SNAPSHOT} by name, in {@code
@@ -48,28 +46,21 @@ public final class LateralSnapshotModule implements Module {
     /** The name the module is loaded under. */
     public static final String NAME = "lateral_snapshot";
 
-    private final CatalogManager catalogManager;
-    private final FunctionCatalog functionCatalog;
+    /** Whether a name resolves to a function of the current catalog and database. */
+    private final Predicate<String> definedByUser;
 
-    private LateralSnapshotModule(CatalogManager catalogManager, FunctionCatalog functionCatalog) {
-        this.catalogManager = catalogManager;
-        this.functionCatalog = functionCatalog;
+    private LateralSnapshotModule(Predicate<String> definedByUser) {
+        this.definedByUser = definedByUser;
     }
 
     /**
-     * Loads the module into an environment's module manager unless a module of that name is loaded
-     * already, in use or not: a user who unloaded or disabled it keeps that choice until the next
-     * load.
+     * Loads the module into an environment unless a module of that name is loaded already, in use
+     * or not: a user who unloaded or disabled it keeps that choice until the next load.
      */
-    public static void load(
-            ModuleManager moduleManager,
-            CatalogManager catalogManager,
-            FunctionCatalog functionCatalog) {
-        boolean loaded =
-                moduleManager.listFullModules().stream()
-                        .anyMatch(module -> module.name().equals(NAME));
-        if (!loaded) {
-            moduleManager.loadModule(NAME, new LateralSnapshotModule(catalogManager, functionCatalog));
+    public static void load(EnvironmentCatalogs catalogs) {
+        if (!catalogs.hasModule(NAME)) {
+            catalogs.loadModule(
+                    NAME, new LateralSnapshotModule(catalogs::isFunctionOfCurrentDatabase));
         }
     }
 
@@ -80,21 +71,9 @@ public final class LateralSnapshotModule implements Module {
 
     @Override
     public Optional<FunctionDefinition> getFunctionDefinition(String name) {
-        if (!SnapshotTableFunction.NAME.equalsIgnoreCase(name) || isDefinedByUser(name)) {
+        if (!SnapshotTableFunction.NAME.equalsIgnoreCase(name) || definedByUser.test(name)) {
             return Optional.empty();
         }
         return Optional.of(SnapshotProcessTableFunction.INSTANCE);
-    }
-
-    /** Whether the name resolves to a function of the current catalog and database. */
-    private boolean isDefinedByUser(String name) {
-        String catalog = catalogManager.getCurrentCatalog();
-        String database = catalogManager.getCurrentDatabase();
-        if (catalog == null || database == null) {
-            return false;
-        }
-        return functionCatalog
-                .lookupFunction(UnresolvedIdentifier.of(catalog, database, name))
-                .isPresent();
     }
 }

@@ -14,11 +14,9 @@
 
 package dev.lateralsnapshot.planner.parse;
 
+import dev.lateralsnapshot.planner.internal.ParserTokens;
+
 import org.apache.flink.sql.parser.impl.FlinkSqlParserImpl;
-import org.apache.flink.sql.parser.impl.FlinkSqlParserImplTokenManager;
-import org.apache.flink.sql.parser.impl.SimpleCharStream;
-import org.apache.flink.sql.parser.impl.Token;
-import org.apache.flink.sql.parser.impl.TokenMgrError;
 import org.apache.flink.sql.parser.validate.FlinkSqlConformance;
 
 import org.apache.calcite.config.Lex;
@@ -32,20 +30,6 @@ import java.io.IOException;
 import java.io.Reader;
 import java.io.StringReader;
 import java.io.UncheckedIOException;
-import java.util.Arrays;
-
-import static org.apache.flink.sql.parser.impl.FlinkSqlParserImplConstants.BACK_QUOTED_IDENTIFIER;
-import static org.apache.flink.sql.parser.impl.FlinkSqlParserImplConstants.BIG_QUERY_BACK_QUOTED_IDENTIFIER;
-import static org.apache.flink.sql.parser.impl.FlinkSqlParserImplConstants.BRACKET_QUOTED_IDENTIFIER;
-import static org.apache.flink.sql.parser.impl.FlinkSqlParserImplConstants.DOT;
-import static org.apache.flink.sql.parser.impl.FlinkSqlParserImplConstants.EOF;
-import static org.apache.flink.sql.parser.impl.FlinkSqlParserImplConstants.HYPHENATED_IDENTIFIER;
-import static org.apache.flink.sql.parser.impl.FlinkSqlParserImplConstants.IDENTIFIER;
-import static org.apache.flink.sql.parser.impl.FlinkSqlParserImplConstants.LATERAL;
-import static org.apache.flink.sql.parser.impl.FlinkSqlParserImplConstants.LPAREN;
-import static org.apache.flink.sql.parser.impl.FlinkSqlParserImplConstants.QUOTED_IDENTIFIER;
-import static org.apache.flink.sql.parser.impl.FlinkSqlParserImplConstants.UNICODE_QUOTED_IDENTIFIER;
-import static org.apache.flink.sql.parser.impl.FlinkSqlParserImplConstants.tokenImage;
 
 /**
  * The parser factory the planner installs: Flink's own {@link FlinkSqlParserImpl} for every
@@ -59,7 +43,7 @@ import static org.apache.flink.sql.parser.impl.FlinkSqlParserImplConstants.token
  * instance of {@link FlinkSqlParserImpl}. Handing out Flink's parser for every ordinary statement
  * also keeps its error messages and behaviour unchanged by construction.
  *
- * <p>How it decides: the statement is scanned with Flink's own token manager, in the lexical state
+ * <p>How it decides: the statement is scanned with Flink's own token manager ({@link ParserTokens}), in the lexical state
  * the configured quoting selects, looking for the tokens {@code LATERAL <name> (}, where {@code
  * <name>} is an identifier, quoted or not, or a non-reserved keyword, possibly compound ({@code
  * LATERAL cat.db.f(}). String literals, comments and quoted identifiers are single tokens, so a
@@ -72,18 +56,13 @@ public final class LateralSnapshotParserFactory implements SqlParserImplFactory 
 
     private static final String LATERAL_KEYWORD = "LATERAL";
 
-    /** Token kinds that can be a segment of a function name: identifiers and non-reserved words. */
-    private static final boolean[] NAME_SEGMENT = nameSegmentKinds();
-
     private static final SqlParser.Config PARSER_CONFIG = createParserConfig();
 
-    /** Index of the lexical state in Flink's token manager, as the parser itself would choose. */
-    private final int lexicalState;
+    /** Flink's tokens in the lexical state the parser itself would choose. */
+    private final ParserTokens tokens;
 
     private LateralSnapshotParserFactory(LexicalState lexicalState) {
-        this.lexicalState =
-                Arrays.asList(FlinkSqlParserImplTokenManager.lexStateNames)
-                        .indexOf(lexicalState.name());
+        this.tokens = ParserTokens.inLexicalState(lexicalState);
     }
 
     /**
@@ -128,28 +107,20 @@ public final class LateralSnapshotParserFactory implements SqlParserImplFactory 
         if (!mentionsLateral(sql)) {
             return false;
         }
-        FlinkSqlParserImplTokenManager tokens =
-                new FlinkSqlParserImplTokenManager(
-                        new SimpleCharStream(new StringReader(sql), 1, 1, sql.length() + 1),
-                        lexicalState);
+        ParserTokens.Scanner scanner = tokens.scan(sql);
         boolean expectName = false;
         boolean afterName = false;
-        try {
-            for (Token token = tokens.getNextToken();
-                    token.kind != EOF;
-                    token = tokens.getNextToken()) {
-                int kind = token.kind;
-                if (afterName && kind == LPAREN) {
-                    return true;
-                }
-                // "LATERAL" and "LATERAL a." expect a name segment next; after a segment, "."
-                // continues the name and "(" completes the match. Anything else starts over.
-                boolean nameSegment = expectName && NAME_SEGMENT[kind];
-                expectName = kind == LATERAL || (afterName && kind == DOT);
-                afterName = nameSegment;
+        for (ParserTokens.Kind kind = scanner.next(); kind != null; kind = scanner.next()) {
+            if (afterName && kind == ParserTokens.Kind.LEFT_PARENTHESIS) {
+                return true;
             }
-        } catch (TokenMgrError e) {
-            // No LATERAL call before the lexical error: Flink's parser reports the error.
+            // "LATERAL" and "LATERAL a." expect a name segment next; after a segment, "."
+            // continues the name and "(" completes the match. Anything else starts over.
+            boolean nameSegment = expectName && kind == ParserTokens.Kind.NAME_SEGMENT;
+            expectName =
+                    kind == ParserTokens.Kind.LATERAL
+                            || (afterName && kind == ParserTokens.Kind.DOT);
+            afterName = nameSegment;
         }
         return false;
     }
@@ -182,33 +153,6 @@ public final class LateralSnapshotParserFactory implements SqlParserImplFactory 
             throw new UncheckedIOException(e);
         }
         return sql.toString();
-    }
-
-    private static boolean[] nameSegmentKinds() {
-        boolean[] kinds = new boolean[tokenImage.length];
-        for (int kind :
-                new int[] {
-                    IDENTIFIER,
-                    HYPHENATED_IDENTIFIER,
-                    QUOTED_IDENTIFIER,
-                    BACK_QUOTED_IDENTIFIER,
-                    BIG_QUERY_BACK_QUOTED_IDENTIFIER,
-                    BRACKET_QUOTED_IDENTIFIER,
-                    UNICODE_QUOTED_IDENTIFIER
-                }) {
-            kinds[kind] = true;
-        }
-        // Keyword tokens have the image "\"WORD\""; the parser's metadata knows which are reserved.
-        SqlAbstractParserImpl.Metadata metadata =
-                FlinkSqlParserImpl.FACTORY.getParser(new StringReader("")).getMetadata();
-        for (int kind = 0; kind < tokenImage.length; kind++) {
-            String image = tokenImage[kind];
-            if (image.length() > 2 && image.startsWith("\"") && image.endsWith("\"")) {
-                kinds[kind] |=
-                        metadata.isNonReservedKeyword(image.substring(1, image.length() - 1));
-            }
-        }
-        return kinds;
     }
 
     private static SqlParser.Config createParserConfig() {

@@ -14,27 +14,24 @@
 
 package dev.lateralsnapshot.planner.plan.optimize;
 
-import dev.lateralsnapshot.planner.FlinkPlannerInternals;
+import dev.lateralsnapshot.planner.internal.FilterPushDownRules;
+import dev.lateralsnapshot.planner.internal.OptimizerPrograms;
 import dev.lateralsnapshot.planner.plan.nodes.logical.FlinkLogicalLateralSnapshotJoin;
+import dev.lateralsnapshot.planner.plan.rules.logical.BatchLateralSnapshotJoinToRegularJoinRule;
 import dev.lateralsnapshot.planner.plan.rules.logical.LateralSnapshotJoinCaptureRule;
 import dev.lateralsnapshot.planner.plan.rules.logical.LateralSnapshotJoinFilterTransposeRule;
 import dev.lateralsnapshot.planner.plan.rules.logical.LateralSnapshotJoinProjectTransposeRule;
-import dev.lateralsnapshot.planner.plan.rules.logical.BatchLateralSnapshotJoinToRegularJoinRule;
+import dev.lateralsnapshot.planner.plan.rules.logical.SnapshotScans;
 import dev.lateralsnapshot.planner.plan.rules.physical.stream.StreamPhysicalLateralSnapshotJoinRule;
-import dev.lateralsnapshot.planner.plan.utils.LateralSnapshotUtil;
 
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.table.planner.plan.optimize.program.BatchOptimizeContext;
 import org.apache.flink.table.planner.plan.optimize.program.FlinkChainedProgram;
-import org.apache.flink.table.planner.plan.optimize.program.FlinkHepRuleSetProgram;
-import org.apache.flink.table.planner.plan.optimize.program.FlinkHepRuleSetProgramBuilder;
 import org.apache.flink.table.planner.plan.optimize.program.FlinkOptimizeContext;
 import org.apache.flink.table.planner.plan.optimize.program.FlinkOptimizeProgram;
-import org.apache.flink.table.planner.plan.optimize.program.HEP_RULES_EXECUTION_TYPE;
 import org.apache.flink.table.planner.plan.optimize.program.StreamOptimizeContext;
 
 import org.apache.calcite.plan.RelOptRule;
-import org.apache.calcite.plan.hep.HepMatchOrder;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.tools.RuleSet;
 import org.apache.calcite.tools.RuleSets;
@@ -46,9 +43,8 @@ import java.util.List;
  * The optimizer programs the library installs in place of Flink's.
  *
  * <p>Each installed program is a shell that builds Flink's program, extended by this library, from
- * the configuration in effect when a query is optimized, and runs it. Flink itself builds its
- * programs per optimization, and several phases depend on the configuration (join reordering, for
- * one); a program built once at installation would freeze those options.
+ * the configuration in effect when a query is optimized, and runs it ({@link
+ * OptimizerPrograms#perOptimization}).
  */
 public final class LateralSnapshotPrograms {
 
@@ -59,33 +55,25 @@ public final class LateralSnapshotPrograms {
 
     /** The stream program shell to install. */
     public static FlinkChainedProgram<StreamOptimizeContext> streamProgram() {
-        FlinkChainedProgram<StreamOptimizeContext> program = new FlinkChainedProgram<>();
-        program.addLast(
-                PROGRAM_NAME,
-                (root, context) ->
-                        buildStreamProgram(context.getTableConfig()).optimize(root, context));
-        return program;
+        return OptimizerPrograms.perOptimization(
+                PROGRAM_NAME, LateralSnapshotPrograms::buildStreamProgram);
     }
 
     /** The batch program shell to install. */
     public static FlinkChainedProgram<BatchOptimizeContext> batchProgram() {
-        FlinkChainedProgram<BatchOptimizeContext> program = new FlinkChainedProgram<>();
-        program.addLast(
-                PROGRAM_NAME,
-                (root, context) ->
-                        buildBatchProgram(context.getTableConfig()).optimize(root, context));
-        return program;
+        return OptimizerPrograms.perOptimization(
+                PROGRAM_NAME, LateralSnapshotPrograms::buildBatchProgram);
     }
 
     /** Whether the program is a shell of this class. */
     public static boolean isLateralSnapshotProgram(FlinkChainedProgram<?> program) {
-        return program.getProgramNames().contains(PROGRAM_NAME);
+        return OptimizerPrograms.hasProgram(program, PROGRAM_NAME);
     }
 
     /** Flink's stream program for the configuration, extended by this library. */
     public static FlinkChainedProgram<StreamOptimizeContext> buildStreamProgram(
             ReadableConfig config) {
-        return FlinkPlannerInternals.streamProgram(
+        return OptimizerPrograms.streamProgram(
                 config,
                 capture(
                         streamPushDownRules(),
@@ -98,7 +86,8 @@ public final class LateralSnapshotPrograms {
                                 LateralSnapshotJoinCaptureRule.JOIN_PROJECT)),
                 RuleSets.ofList(LateralSnapshotJoinProjectTransposeRule.INSTANCE),
                 RuleSets.ofList(FlinkLogicalLateralSnapshotJoin.CONVERTER),
-                RuleSets.ofList(StreamPhysicalLateralSnapshotJoinRule.INSTANCE));
+                RuleSets.ofList(StreamPhysicalLateralSnapshotJoinRule.INSTANCE),
+                ChangelogInferenceProgram::wrap);
     }
 
     /**
@@ -108,8 +97,7 @@ public final class LateralSnapshotPrograms {
      */
     private static RuleSet streamPushDownRules() {
         List<RelOptRule> rules = new ArrayList<>();
-        FlinkPlannerInternals.filterPushDownRules(
-                        LateralSnapshotJoinCaptureRule::leadsToSnapshotJoin)
+        FilterPushDownRules.restrictedTo(LateralSnapshotJoinCaptureRule::leadsToSnapshotJoin)
                 .forEach(rules::add);
         rules.add(LateralSnapshotJoinFilterTransposeRule.INSTANCE);
         return RuleSets.ofList(rules);
@@ -118,7 +106,7 @@ public final class LateralSnapshotPrograms {
     /** Flink's batch program for the configuration, extended by this library. */
     public static FlinkChainedProgram<BatchOptimizeContext> buildBatchProgram(
             ReadableConfig config) {
-        return FlinkPlannerInternals.batchProgram(
+        return OptimizerPrograms.batchProgram(
                 config,
                 capture(
                         // Batch plans a regular join, which Flink's own push-down handles.
@@ -136,24 +124,14 @@ public final class LateralSnapshotPrograms {
      */
     private static <OC extends FlinkOptimizeContext> FlinkOptimizeProgram<OC> capture(
             RuleSet prepareRules, RuleSet rules) {
-        FlinkHepRuleSetProgram<OC> prepare =
-                FlinkHepRuleSetProgramBuilder.<OC>newBuilder()
-                        .setHepRulesExecutionType(HEP_RULES_EXECUTION_TYPE.RULE_COLLECTION())
-                        .setHepMatchOrder(HepMatchOrder.BOTTOM_UP)
-                        .add(prepareRules)
-                        .build();
-        FlinkHepRuleSetProgram<OC> rewrite =
-                FlinkHepRuleSetProgramBuilder.<OC>newBuilder()
-                        .setHepRulesExecutionType(HEP_RULES_EXECUTION_TYPE.RULE_SEQUENCE())
-                        .setHepMatchOrder(HepMatchOrder.BOTTOM_UP)
-                        .add(rules)
-                        .build();
+        FlinkOptimizeProgram<OC> prepare = OptimizerPrograms.hepProgram(prepareRules, false);
+        FlinkOptimizeProgram<OC> rewrite = OptimizerPrograms.hepProgram(rules, true);
         return (root, context) -> {
-            if (!LateralSnapshotUtil.containsSnapshotScan(root)) {
+            if (!SnapshotScans.containsSnapshotScan(root)) {
                 return root;
             }
             RelNode captured = rewrite.optimize(prepare.optimize(root, context), context);
-            LateralSnapshotUtil.rejectRemainingSnapshotScans(captured);
+            SnapshotScans.rejectRemainingSnapshotScans(captured);
             return captured;
         };
     }

@@ -14,21 +14,14 @@
 
 package dev.lateralsnapshot.planner.plan.rules.logical;
 
-import dev.lateralsnapshot.planner.functions.SnapshotArguments;
-import dev.lateralsnapshot.planner.plan.utils.LateralSnapshotUtil;
-
 import org.apache.calcite.plan.RelOptRuleCall;
 import org.apache.calcite.plan.RelRule;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.logical.LogicalJoin;
 import org.apache.calcite.rel.logical.LogicalProject;
-import org.apache.calcite.rel.logical.LogicalTableFunctionScan;
-import org.apache.calcite.rex.RexCall;
 import org.immutables.value.Value;
 
 import java.util.List;
-
-import static org.apache.flink.table.planner.utils.ShortcutUtils.unwrapTableConfig;
 
 /**
  * In batch mode a LATERAL SNAPSHOT join is a regular join against the complete build side: every
@@ -56,15 +49,13 @@ public class BatchLateralSnapshotJoinToRegularJoinRule
 
     @Override
     public void onMatch(RelOptRuleCall call) {
-        LogicalJoin join = call.rel(0);
-        LogicalTableFunctionScan scan = call.rel(call.rels.length - 1);
-        LateralSnapshotUtil.checkJoinType(join.getJoinType());
-        RelNode build = LateralSnapshotUtil.buildInput(scan);
-        SnapshotArguments.fold((RexCall) scan.getCall(), build, unwrapTableConfig(scan));
-        if (config.matchesBuildProject()) {
-            LogicalProject project = call.rel(2);
+        SnapshotJoinMatch match = SnapshotJoinMatch.of(call, config);
+        RelNode build = match.build();
+        LogicalProject project = match.buildProject();
+        if (project != null) {
             build = project.copy(project.getTraitSet(), List.of(build));
         }
+        LogicalJoin join = match.join();
         call.transformTo(
                 join.copy(
                         join.getTraitSet(),
@@ -77,46 +68,25 @@ public class BatchLateralSnapshotJoinToRegularJoinRule
 
     /** Rule configuration. */
     @Value.Immutable(singleton = false)
-    public interface Config extends RelRule.Config {
+    public interface Config extends SnapshotJoinMatch.Shape {
 
-        Config JOIN =
-                ImmutableBatchLateralSnapshotJoinToRegularJoinRule.Config.builder()
-                        .matchesBuildProject(false)
-                        .operandSupplier(b -> joinOverSnapshot(b, false))
-                        .description("BatchLateralSnapshotJoinToRegularJoinRule(Join)")
-                        .build();
+        Config JOIN = join(false, "BatchLateralSnapshotJoinToRegularJoinRule(Join)");
 
         Config JOIN_PROJECT =
-                ImmutableBatchLateralSnapshotJoinToRegularJoinRule.Config.builder()
-                        .matchesBuildProject(true)
-                        .operandSupplier(b -> joinOverSnapshot(b, true))
-                        .description("BatchLateralSnapshotJoinToRegularJoinRule(Join, Project)")
-                        .build();
-
-        /** Whether the rule matches a projection between the join and the scan. */
-        boolean matchesBuildProject();
+                join(true, "BatchLateralSnapshotJoinToRegularJoinRule(Join, Project)");
 
         @Override
         default BatchLateralSnapshotJoinToRegularJoinRule toRule() {
             return new BatchLateralSnapshotJoinToRegularJoinRule(this);
         }
 
-        private static RelRule.Done joinOverSnapshot(
-                RelRule.OperandBuilder builder, boolean buildProject) {
-            RelRule.OperandTransform snapshot =
-                    scan ->
-                            scan.operand(LogicalTableFunctionScan.class)
-                                    .predicate(LateralSnapshotUtil::isSnapshotScan)
-                                    .anyInputs();
-            // Semi and anti joins come from sub-queries, never from a LATERAL join.
-            return builder.operand(LogicalJoin.class)
-                    .predicate(join -> join.getJoinType().projectsRight())
-                    .inputs(
-                            probe -> probe.operand(RelNode.class).anyInputs(),
-                            buildProject
-                                    ? project ->
-                                            project.operand(LogicalProject.class).oneInput(snapshot)
-                                    : snapshot);
+        private static Config join(boolean buildProject, String description) {
+            return ImmutableBatchLateralSnapshotJoinToRegularJoinRule.Config.builder()
+                    .matchesFilter(false)
+                    .matchesBuildProject(buildProject)
+                    .operandSupplier(b -> SnapshotJoinMatch.operands(b, false, buildProject))
+                    .description(description)
+                    .build();
         }
     }
 }

@@ -17,7 +17,6 @@ package dev.lateralsnapshot.planner.plan.rules.logical;
 import dev.lateralsnapshot.planner.functions.SnapshotArguments;
 import dev.lateralsnapshot.planner.functions.SnapshotTableFunction;
 import dev.lateralsnapshot.planner.plan.nodes.logical.LogicalLateralSnapshotJoin;
-import dev.lateralsnapshot.planner.plan.utils.LateralSnapshotUtil;
 
 import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.planner.calcite.FlinkTypeFactory;
@@ -30,10 +29,8 @@ import org.apache.calcite.rel.core.Filter;
 import org.apache.calcite.rel.core.Join;
 import org.apache.calcite.rel.core.JoinRelType;
 import org.apache.calcite.rel.core.Project;
-import org.apache.calcite.rel.logical.LogicalFilter;
 import org.apache.calcite.rel.logical.LogicalJoin;
 import org.apache.calcite.rel.logical.LogicalProject;
-import org.apache.calcite.rel.logical.LogicalTableFunctionScan;
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rel.type.RelDataTypeField;
 import org.apache.calcite.rex.RexBuilder;
@@ -47,14 +44,9 @@ import org.apache.calcite.tools.RelBuilder;
 import org.apache.calcite.util.ImmutableBitSet;
 import org.immutables.value.Value;
 
-import javax.annotation.Nullable;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import java.util.function.Predicate;
-
-import static org.apache.flink.table.planner.utils.ShortcutUtils.unwrapTableConfig;
 
 /**
  * Captures a LATERAL SNAPSHOT join in streaming mode: {@code Join(probe,
@@ -98,23 +90,7 @@ public class LateralSnapshotJoinCaptureRule extends RelRule<LateralSnapshotJoinC
 
     @Override
     public void onMatch(RelOptRuleCall call) {
-        int joinPosition = config.matchesFilter() ? 1 : 0;
-        LogicalJoin join = call.rel(joinPosition);
-        LogicalProject buildProject =
-                config.matchesBuildProject() ? call.rel(joinPosition + 2) : null;
-        LogicalTableFunctionScan scan = call.rel(call.rels.length - 1);
-        RexNode condition =
-                config.matchesFilter()
-                        ? ((LogicalFilter) call.rel(0)).getCondition()
-                        : join.getCondition();
-        call.transformTo(
-                capture(
-                        call.builder(),
-                        join.getLeft(),
-                        scan,
-                        buildProject,
-                        condition,
-                        join.getJoinType()));
+        call.transformTo(capture(call.builder(), SnapshotJoinMatch.of(call, config)));
     }
 
     /**
@@ -130,11 +106,11 @@ public class LateralSnapshotJoinCaptureRule extends RelRule<LateralSnapshotJoinC
      * LateralSnapshotJoinFilterTransposeRule} moves the probe conjuncts below it).
      */
     public static boolean leadsToSnapshotJoin(RelNode node) {
-        return !isSnapshotJoin(node) && reachesSnapshotJoin(node);
+        return !SnapshotJoinMatch.isSnapshotJoin(node) && reachesSnapshotJoin(node);
     }
 
     private static boolean reachesSnapshotJoin(RelNode node) {
-        if (isSnapshotJoin(node)) {
+        if (SnapshotJoinMatch.isSnapshotJoin(node)) {
             return true;
         }
         return (node instanceof Join || node instanceof Project || node instanceof Filter)
@@ -143,30 +119,13 @@ public class LateralSnapshotJoinCaptureRule extends RelRule<LateralSnapshotJoinC
                         .anyMatch(LateralSnapshotJoinCaptureRule::reachesSnapshotJoin);
     }
 
-    /** A join over a SNAPSHOT scan, as this rule matches it; the HEP planner wraps inputs. */
-    static boolean isSnapshotJoin(RelNode node) {
-        if (!(node instanceof Join)) {
-            return false;
-        }
-        RelNode build = ((Join) node).getRight().stripped();
-        if (build instanceof Project) {
-            build = build.getInput(0).stripped();
-        }
-        return LateralSnapshotUtil.isSnapshotScan(build);
-    }
-
-    private static RelNode capture(
-            RelBuilder relBuilder,
-            RelNode probe,
-            LogicalTableFunctionScan scan,
-            @Nullable LogicalProject buildProject,
-            RexNode condition,
-            JoinRelType joinType) {
-        LateralSnapshotUtil.checkJoinType(joinType);
-        RelNode build = LateralSnapshotUtil.buildInput(scan);
-        SnapshotArguments arguments =
-                SnapshotArguments.fold((RexCall) scan.getCall(), build, unwrapTableConfig(scan));
+    private static RelNode capture(RelBuilder relBuilder, SnapshotJoinMatch match) {
+        RelNode probe = match.join().getLeft();
+        JoinRelType joinType = match.join().getJoinType();
+        RelNode build = match.build();
+        SnapshotArguments arguments = match.arguments();
         checkOnTime(arguments, build);
+        LogicalProject buildProject = match.buildProject();
         boolean onTimeAppended = false;
         if (buildProject != null) {
             // The scan returns its input unchanged, so the projection applies to the input. It
@@ -192,7 +151,7 @@ public class LateralSnapshotJoinCaptureRule extends RelRule<LateralSnapshotJoinC
         List<RexNode> probeConjuncts = new ArrayList<>();
         List<RexNode> buildConjuncts = new ArrayList<>();
         List<RexNode> joinConjuncts = new ArrayList<>();
-        for (RexNode conjunct : RelOptUtil.conjunctions(condition)) {
+        for (RexNode conjunct : RelOptUtil.conjunctions(match.condition())) {
             ImmutableBitSet fields = RelOptUtil.InputFinder.bits(conjunct);
             boolean pushable = !fields.isEmpty() && RexUtil.isDeterministic(conjunct);
             if (pushable && fields.length() <= probeFieldCount && joinType == JoinRelType.INNER) {
@@ -310,99 +269,35 @@ public class LateralSnapshotJoinCaptureRule extends RelRule<LateralSnapshotJoinC
 
     /** Rule configuration. */
     @Value.Immutable(singleton = false)
-    public interface Config extends RelRule.Config {
+    public interface Config extends SnapshotJoinMatch.Shape {
 
-        Config JOIN =
-                ImmutableLateralSnapshotJoinCaptureRule.Config.builder()
-                        .matchesFilter(false)
-                        .matchesBuildProject(false)
-                        .operandSupplier(b -> joinOverSnapshot(b, Config::isLateralJoin, false))
-                        .description("LateralSnapshotJoinCaptureRule(Join)")
-                        .build();
+        Config JOIN = capture(false, false, "LateralSnapshotJoinCaptureRule(Join)");
 
-        /**
-         * {@code Join(probe, Project(SNAPSHOT(build)))}: SQL-to-rel conversion and Flink's
-         * sub-query rewrite push computed equality operands of the build side into a projection
-         * over the scan.
-         */
-        Config JOIN_PROJECT =
-                ImmutableLateralSnapshotJoinCaptureRule.Config.builder()
-                        .matchesFilter(false)
-                        .matchesBuildProject(true)
-                        .operandSupplier(b -> joinOverSnapshot(b, Config::isLateralJoin, true))
-                        .description("LateralSnapshotJoinCaptureRule(Join, Project)")
-                        .build();
+        /** See {@link SnapshotJoinMatch} for where the projection comes from. */
+        Config JOIN_PROJECT = capture(false, true, "LateralSnapshotJoinCaptureRule(Join, Project)");
 
-        Config FILTER_JOIN = filterJoin(false);
+        Config FILTER_JOIN = capture(true, false, "LateralSnapshotJoinCaptureRule(Filter, Join)");
 
         /**
          * {@code Filter(Join[true](probe, Project(SNAPSHOT(build))))}: the Table API's {@code
          * orders.join(snapshot).where(...)}, where the snapshot table of {@code
          * LateralSnapshot.snapshot(...)} projects away the {@code rowtime} column Flink appends.
          */
-        Config FILTER_JOIN_PROJECT = filterJoin(true);
-
-        /** Whether the rule matches a filter over a join without condition. */
-        boolean matchesFilter();
-
-        /** Whether the rule matches a projection between the join and the scan. */
-        boolean matchesBuildProject();
+        Config FILTER_JOIN_PROJECT =
+                capture(true, true, "LateralSnapshotJoinCaptureRule(Filter, Join, Project)");
 
         @Override
         default LateralSnapshotJoinCaptureRule toRule() {
             return new LateralSnapshotJoinCaptureRule(this);
         }
 
-        private static Config filterJoin(boolean buildProject) {
+        private static Config capture(boolean filter, boolean buildProject, String description) {
             return ImmutableLateralSnapshotJoinCaptureRule.Config.builder()
-                    .matchesFilter(true)
+                    .matchesFilter(filter)
                     .matchesBuildProject(buildProject)
-                    .operandSupplier(
-                            b ->
-                                    b.operand(LogicalFilter.class)
-                                            .oneInput(
-                                                    join ->
-                                                            joinOverSnapshot(
-                                                                    join,
-                                                                    Config::isCrossJoin,
-                                                                    buildProject)))
-                    .description(
-                            buildProject
-                                    ? "LateralSnapshotJoinCaptureRule(Filter, Join, Project)"
-                                    : "LateralSnapshotJoinCaptureRule(Filter, Join)")
+                    .operandSupplier(b -> SnapshotJoinMatch.operands(b, filter, buildProject))
+                    .description(description)
                     .build();
-        }
-
-        private static RelRule.Done joinOverSnapshot(
-                RelRule.OperandBuilder builder,
-                Predicate<LogicalJoin> joinPredicate,
-                boolean buildProject) {
-            RelRule.OperandTransform snapshot =
-                    scan ->
-                            scan.operand(LogicalTableFunctionScan.class)
-                                    .predicate(LateralSnapshotUtil::isSnapshotScan)
-                                    .anyInputs();
-            return builder.operand(LogicalJoin.class)
-                    .predicate(joinPredicate)
-                    .inputs(
-                            probe -> probe.operand(RelNode.class).anyInputs(),
-                            buildProject
-                                    ? project ->
-                                            project.operand(LogicalProject.class).oneInput(snapshot)
-                                    : snapshot);
-        }
-
-        /**
-         * Semi and anti joins come from sub-queries such as {@code IN (SELECT ... FROM
-         * TABLE(SNAPSHOT(...)))}, never from a LATERAL join; their scans are left to the check for
-         * misplaced {@code SNAPSHOT} calls.
-         */
-        private static boolean isLateralJoin(LogicalJoin join) {
-            return join.getJoinType().projectsRight();
-        }
-
-        private static boolean isCrossJoin(LogicalJoin join) {
-            return join.getJoinType() == JoinRelType.INNER && join.getCondition().isAlwaysTrue();
         }
     }
 }

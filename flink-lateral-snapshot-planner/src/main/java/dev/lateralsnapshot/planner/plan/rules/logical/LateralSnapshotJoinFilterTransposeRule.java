@@ -116,7 +116,7 @@ public class LateralSnapshotJoinFilterTransposeRule
         private static boolean isJoin(LogicalJoin join) {
             return (join.getJoinType() == JoinRelType.INNER
                             || join.getJoinType() == JoinRelType.LEFT)
-                    && LateralSnapshotJoinCaptureRule.isSnapshotJoin(join);
+                    && SnapshotJoinMatch.isSnapshotJoin(join);
         }
     }
 }

@@ -14,7 +14,7 @@
 
 package dev.lateralsnapshot.planner.plan.nodes.exec.stream;
 
-import dev.lateralsnapshot.planner.FlinkPlannerInternals;
+import dev.lateralsnapshot.planner.internal.ExecNodeContexts;
 import dev.lateralsnapshot.runtime.operators.join.snapshot.BuildSideLayout;
 import dev.lateralsnapshot.runtime.operators.join.snapshot.LateralSnapshotJoinOperator;
 
@@ -54,14 +54,19 @@ import static org.apache.flink.util.Preconditions.checkNotNull;
  * parallelism 1.
  *
  * <p>The node carries no {@code @ExecNodeMetadata}: Flink checks an annotated exec node against its
- * own list of exec nodes and rejects any other (see {@link FlinkPlannerInternals}). A compiled plan
- * can therefore not be restored with this node.
+ * own list of exec nodes and rejects any other (see {@link ExecNodeContexts}). A compiled plan can
+ * therefore not be restored with this node.
  */
 public class StreamExecLateralSnapshotJoin extends ExecNodeBase<RowData>
         implements StreamExecNode<RowData>, SingleTransformationTranslator<RowData> {
 
     /** The transformation name in Flink's uid pattern ({@code [a-z-]+}). */
     public static final String LATERAL_SNAPSHOT_JOIN_TRANSFORMATION = "lateral-snapshot-join";
+
+    /** The name of the exec node, as Flink names the type of an exec node with its version. */
+    public static final String EXEC_NODE_NAME = "lateral-snapshot-join";
+
+    public static final int EXEC_NODE_VERSION = 1;
 
     private final JoinSpec joinSpec;
     private final BuildSideLayout buildSideLayout;
@@ -83,8 +88,8 @@ public class StreamExecLateralSnapshotJoin extends ExecNodeBase<RowData>
             RowType outputType,
             String description) {
         super(
-                FlinkPlannerInternals.newExecNodeId(),
-                FlinkPlannerInternals.newExecNodeContext(),
+                ExecNodeContexts.newNodeId(),
+                ExecNodeContexts.of(EXEC_NODE_NAME, EXEC_NODE_VERSION),
                 // No option is persisted with the node: without metadata it cannot be compiled.
                 new Configuration(),
                 List.of(probeInputProperty, buildInputProperty),

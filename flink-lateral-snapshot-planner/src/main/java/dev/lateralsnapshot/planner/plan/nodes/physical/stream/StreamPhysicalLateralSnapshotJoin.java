@@ -14,8 +14,9 @@
 
 package dev.lateralsnapshot.planner.plan.nodes.physical.stream;
 
-import dev.lateralsnapshot.planner.FlinkPlannerInternals;
 import dev.lateralsnapshot.planner.functions.SnapshotArguments;
+import dev.lateralsnapshot.planner.internal.ChangelogModes;
+import dev.lateralsnapshot.planner.internal.TemporalJoinDisguise;
 import dev.lateralsnapshot.planner.plan.nodes.exec.stream.StreamExecLateralSnapshotJoin;
 import dev.lateralsnapshot.runtime.operators.join.snapshot.BuildSideLayout;
 
@@ -26,10 +27,6 @@ import org.apache.flink.table.planner.plan.metadata.FlinkRelMetadataQuery;
 import org.apache.flink.table.planner.plan.nodes.exec.ExecNode;
 import org.apache.flink.table.planner.plan.nodes.exec.InputProperty;
 import org.apache.flink.table.planner.plan.nodes.exec.spec.JoinSpec;
-import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalRel;
-import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalTemporalJoin;
-import org.apache.flink.table.planner.plan.utils.ChangelogPlanUtils;
-import org.apache.flink.table.planner.utils.JavaScalaConversionUtil;
 import org.apache.flink.types.RowKind;
 
 import org.apache.calcite.plan.RelOptCluster;
@@ -49,18 +46,28 @@ import static org.apache.flink.table.planner.utils.ShortcutUtils.unwrapTableConf
  * The LATERAL SNAPSHOT join as a stream physical node; EXPLAIN prints it as {@code
  * LateralSnapshotJoin(joinType=[...], where=[...], select=[...], on_time=[...], ...)}.
  *
- * <p>Why it extends {@link StreamPhysicalTemporalJoin}: the optimizer programs after physical
- * planning visit the plan with pattern matches over Flink's own node classes and reject any other
- * class. As a temporal join subclass the node passes them, and the non-determinism check treats it
- * as the join it is (it needs the build rows deterministic unless an upsert key covers the join
- * key). Only the changelog mode inference would treat it wrongly (it would strip the UPDATE_BEFORE
- * messages the operator needs to retract build rows), so during that inference the node is
- * presented in another form, see {@link FlinkPlannerInternals}.
+ * <p>Why it is a {@link TemporalJoinDisguise}: the optimizer programs after physical planning
+ * visit the plan with pattern matches over Flink's own node classes and reject any other class. As
+ * a temporal join subclass the node passes them, and the non-determinism check treats it as the
+ * join it is (it needs the build rows deterministic unless an upsert key covers the join key). Only
+ * the changelog mode inference would treat it wrongly (it would strip the UPDATE_BEFORE messages
+ * the operator needs to retract build rows), so during that inference the node is presented as a
+ * {@link ChangelogInferenceNode}.
  *
  * <p>The node decides how the operator keeps the build side ({@link BuildSideLayout}) from the
  * changelog mode and the upsert keys its build input ends up with.
  */
-public class StreamPhysicalLateralSnapshotJoin extends StreamPhysicalTemporalJoin {
+public class StreamPhysicalLateralSnapshotJoin extends TemporalJoinDisguise {
+
+    static final String COMPILED_PLAN_MESSAGE =
+            "Compiled plans (COMPILE PLAN, TablePipeline#compilePlan, StatementSet#compilePlan) are"
+                    + " not supported for LATERAL SNAPSHOT joins on Flink 2.3: EXECUTE PLAN can only"
+                    + " load Flink's own exec nodes, so the plan could never run. Submit the"
+                    + " statement itself instead (for example INSERT INTO ... SELECT ... JOIN"
+                    + " LATERAL SNAPSHOT(...), or TablePipeline#execute()). Its state is kept in"
+                    + " checkpoints and savepoints like that of any other job: stop it with a"
+                    + " savepoint and submit the same statement with"
+                    + " 'execution.state-recovery.path' to resume.";
 
     private final SnapshotArguments arguments;
 
@@ -104,9 +111,16 @@ public class StreamPhysicalLateralSnapshotJoin extends StreamPhysicalTemporalJoi
                 super.explainTerms(pw), getRight().getRowType().getFieldNames());
     }
 
+    /**
+     * Fails when the join is translated for a compiled plan: {@code isCompiled} is true only for
+     * {@code COMPILE PLAN} and its Table API forms, and {@code EXECUTE PLAN} can only load Flink's
+     * own exec nodes.
+     */
     @Override
     public ExecNode<?> translateToExecNode(boolean isCompiled) {
-        FlinkPlannerInternals.checkNotCompiled(isCompiled);
+        if (isCompiled) {
+            throw new TableException(COMPILED_PLAN_MESSAGE);
+        }
         return super.translateToExecNode(isCompiled);
     }
 
@@ -135,8 +149,7 @@ public class StreamPhysicalLateralSnapshotJoin extends StreamPhysicalTemporalJoi
     private BuildSideLayout buildSideLayout(JoinSpec spec) {
         RelNode build = getRight();
         ChangelogMode buildMode =
-                JavaScalaConversionUtil.toJava(
-                                ChangelogPlanUtils.getChangelogMode((StreamPhysicalRel) build))
+                ChangelogModes.of(build)
                         .orElseThrow(
                                 () ->
                                         new TableException(

@@ -12,19 +12,14 @@
  * limitations under the License.
  */
 
-package dev.lateralsnapshot.planner.plan.utils;
+package dev.lateralsnapshot.planner.plan.rules.logical;
 
-import dev.lateralsnapshot.planner.FlinkPlannerInternals;
 import dev.lateralsnapshot.planner.functions.SnapshotArguments;
-import dev.lateralsnapshot.planner.functions.SnapshotProcessTableFunction;
-import dev.lateralsnapshot.planner.functions.SnapshotTableFunction;
-
-import org.apache.flink.table.api.ValidationException;
+import dev.lateralsnapshot.planner.functions.SnapshotCalls;
 
 import org.apache.calcite.plan.RelOptUtil;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.RelVisitor;
-import org.apache.calcite.rel.core.JoinRelType;
 import org.apache.calcite.rel.core.TableFunctionScan;
 import org.apache.calcite.rex.RexCall;
 
@@ -32,47 +27,18 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
-/** Checks and helpers shared by the streaming and the batch rules for {@code SNAPSHOT}. */
-public final class LateralSnapshotUtil {
+/**
+ * Scans of {@code SNAPSHOT} in a plan: {@code TableFunctionScan}s whose call is a {@code SNAPSHOT}
+ * call of SQL or of the Table API, as SQL-to-rel conversion and the Table API create them.
+ */
+public final class SnapshotScans {
 
-    /** Examples for the error about a misplaced {@code SNAPSHOT}, in the form the user wrote. */
-    private static final String SQL_EXAMPLE =
-            "SELECT * FROM orders AS o JOIN LATERAL SNAPSHOT(input => TABLE rates, on_time =>"
-                    + " DESCRIPTOR(update_time)) AS r ON o.currency = r.currency.";
-
-    private static final String TABLE_API_EXAMPLE =
-            "orders.join(LateralSnapshot.snapshot(rates).onTime(\"update_time\").toTable(),"
-                    + " $(\"currency\").isEqual($(\"r_currency\"))), or leftOuterJoin(...).";
-
-    private LateralSnapshotUtil() {}
+    private SnapshotScans() {}
 
     /** Whether the node is a scan of {@code SNAPSHOT}, from SQL or from the Table API. */
     public static boolean isSnapshotScan(RelNode node) {
         return node instanceof TableFunctionScan
-                && (isSqlSnapshotScan((TableFunctionScan) node)
-                        || isTableApiSnapshotScan((TableFunctionScan) node));
-    }
-
-    private static boolean isSqlSnapshotScan(TableFunctionScan scan) {
-        return SnapshotTableFunction.isSnapshotCall(scan.getCall());
-    }
-
-    private static boolean isTableApiSnapshotScan(TableFunctionScan scan) {
-        return scan.getCall() instanceof RexCall
-                && FlinkPlannerInternals.bridgedFunction(((RexCall) scan.getCall()).getOperator())
-                        .filter(SnapshotProcessTableFunction::isSnapshotFunction)
-                        .isPresent();
-    }
-
-    /** Rejects the join types the join cannot run: it never emits unmatched build rows. */
-    public static void checkJoinType(JoinRelType joinType) {
-        if (joinType != JoinRelType.INNER && joinType != JoinRelType.LEFT) {
-            throw new ValidationException(
-                    String.format(
-                            "LATERAL SNAPSHOT join only supports INNER JOIN and LEFT OUTER JOIN,"
-                                    + " but was %s JOIN.",
-                            joinType.name()));
-        }
+                && SnapshotCalls.isSnapshotCall(((TableFunctionScan) node).getCall());
     }
 
     /**
@@ -102,14 +68,6 @@ public final class LateralSnapshotUtil {
         return RelOptUtil.createCastRel(input, snapshotScan.getRowType(), true);
     }
 
-    /** The error for SNAPSHOT anywhere but as the build side of a LATERAL join. */
-    public static ValidationException misplacedSnapshot(boolean sql) {
-        return new ValidationException(
-                "The SNAPSHOT function can only be used as the build side (right-hand side) of a"
-                        + " LATERAL join. For example: "
-                        + (sql ? SQL_EXAMPLE : TABLE_API_EXAMPLE));
-    }
-
     /** Whether the plan has a {@code SNAPSHOT} scan anywhere. */
     public static boolean containsSnapshotScan(RelNode root) {
         return firstSnapshotScan(root).isPresent();
@@ -122,7 +80,7 @@ public final class LateralSnapshotUtil {
     public static void rejectRemainingSnapshotScans(RelNode root) {
         Optional<TableFunctionScan> scan = firstSnapshotScan(root);
         if (scan.isPresent()) {
-            throw misplacedSnapshot(isSqlSnapshotScan(scan.get()));
+            throw SnapshotCalls.misplaced(SnapshotCalls.isSqlCall(scan.get().getCall()));
         }
     }
 

@@ -1,0 +1,72 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+
+package dev.lateralsnapshot.planner.internal;
+
+import dev.lateralsnapshot.planner.SnapshotTestEnvironments;
+import dev.lateralsnapshot.planner.plan.nodes.exec.stream.StreamExecLateralSnapshotJoin;
+
+import org.apache.flink.table.api.ExplainDetail;
+import org.apache.flink.table.api.TableEnvironment;
+import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeContext;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.nio.file.Path;
+
+import static dev.lateralsnapshot.planner.SnapshotTestEnvironments.SECTION_1_QUERY;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Guards for {@link ExecNodeContexts}: contexts for exec nodes that Flink does not list. */
+class ExecNodeContextsTest {
+
+    @TempDir Path buildDirectory;
+
+    @Test
+    void contextFromItsJsonForm() {
+        ExecNodeContext context = ExecNodeContexts.of("lateral-snapshot-join", 1);
+        assertThat(context.getName()).isEqualTo("lateral-snapshot-join");
+        assertThat(context.getVersion()).isEqualTo(1);
+        assertThatThrownBy(() -> ExecNodeContext.newContext(StreamExecLateralSnapshotJoin.class))
+                .as(
+                        "ExecNodeContext#newContext now accepts exec nodes outside Flink's list;"
+                                + " ExecNodeContexts could use it instead of the JSON form")
+                .isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
+    void nodeIdsAreUnique() {
+        assertThat(ExecNodeContexts.newNodeId()).isNotEqualTo(ExecNodeContexts.newNodeId());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"PLAN_ONLY", "ALWAYS", "DISABLED"})
+    void execNodeTranslatesWithEveryUidGeneration(String uidGeneration) {
+        TableEnvironment env = SnapshotTestEnvironments.streaming(buildDirectory);
+        env.getConfig().set("table.exec.uid.generation", uidGeneration);
+        assertThat(
+                        env.explainSql(
+                                "INSERT INTO out_print " + SECTION_1_QUERY,
+                                ExplainDetail.JSON_EXECUTION_PLAN))
+                .as(
+                        "translating the exec node with the context of ExecNodeContexts.of(...)"
+                                + " failed")
+                .contains("\"type\" : \"LateralSnapshotJoin[");
+    }
+}
