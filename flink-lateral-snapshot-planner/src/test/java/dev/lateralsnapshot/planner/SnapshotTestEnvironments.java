@@ -40,12 +40,14 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Table environments with LATERAL SNAPSHOT installed and the tables of the release-testing plan
- * (seed 004, section 4), plus helpers to read plans. Nothing here runs a job.
+ * Table environments with LATERAL SNAPSHOT installed and the tables of the examples of {@code
+ * docs/lateral-snapshot-join.md} ("Syntax"), which are those of Flink 2.4's release-testing plan
+ * ({@code ReleaseTestingPlanIT} of the end-to-end suite runs the whole plan), plus helpers to read
+ * plans. Nothing here runs a job.
  */
 public final class SnapshotTestEnvironments {
 
-    /** The query of section 1, without the idle timeout. */
+    /** The INNER join of the plan's first section, without the idle timeout. */
     public static final String SECTION_1_QUERY =
             "SELECT o.order_id, o.currency, r.rate FROM orders AS o"
                     + " JOIN LATERAL SNAPSHOT(input => TABLE rates,"
@@ -54,7 +56,7 @@ public final class SnapshotTestEnvironments {
 
     private SnapshotTestEnvironments() {}
 
-    /** A streaming environment in UTC with the section 4 tables, installed. */
+    /** A streaming environment in UTC with the example tables, installed. */
     public static TableEnvironment streaming(Path buildDirectory) {
         TableEnvironment env = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
         env.getConfig().set("table.local-time-zone", "UTC");
@@ -63,7 +65,7 @@ public final class SnapshotTestEnvironments {
         return env;
     }
 
-    /** A batch environment in UTC with the tables of section 8, installed. */
+    /** A batch environment in UTC with the tables of the batch example, installed. */
     public static TableEnvironment batch(Path ordersDirectory, Path ratesDirectory) {
         TableEnvironment env = TableEnvironment.create(EnvironmentSettings.inBatchMode());
         env.getConfig().set("table.local-time-zone", "UTC");

@@ -35,8 +35,9 @@ import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
- * Every planning-time error of the specification (section 5), word for word, with the statements of
- * the release-testing plan (seed 004, section 4), and the errors for argument mistakes. Each error
+ * Every planning-time error of {@code docs/lateral-snapshot-join.md} ("Planning errors"), word for
+ * word, with the statements of Flink 2.4's release-testing plan, and the errors for argument
+ * mistakes. Each error
  * must reach the user as a {@link ValidationException} (the non-determinism check: a {@link
  * TableException}) with the exact message somewhere in its cause chain, never as a Calcite stack
  * trace, an assertion error or a null pointer.
@@ -55,7 +56,7 @@ class LateralSnapshotValidationTest {
         env = SnapshotTestEnvironments.streaming(buildDirectory);
     }
 
-    // ---- specification, section 5 ----
+    // ---- the planning errors of the reference page ----
 
     @Test
     void onTimeWithoutWatermark() {
@@ -387,7 +388,7 @@ class LateralSnapshotValidationTest {
 
     // ---- helpers ----
 
-    /** The full statement of seed 004, section 4, for a fragment of its table. */
+    /** The full statement of the release-testing plan's errors, for a fragment of its table. */
     private static String fragment(String fragment) {
         return "EXPLAIN SELECT o.order_id FROM orders AS o "
                 + fragment

@@ -78,7 +78,7 @@ class LateralCallSyntaxTest {
                         + " AS r (c, rate, t) ON o.currency = r.c",
                 "SELECT * FROM orders CROSS JOIN LATERAL " + snapshot,
                 "SELECT * FROM orders, LATERAL " + snapshot,
-                // all arguments, the SPEC's example
+                // all arguments, the example of docs/lateral-snapshot-join.md, "Syntax"
                 "SELECT o.order_id, o.currency, r.rate\n"
                         + "FROM orders AS o\n"
                         + "LEFT JOIN LATERAL [[SNAPSHOT(\n"

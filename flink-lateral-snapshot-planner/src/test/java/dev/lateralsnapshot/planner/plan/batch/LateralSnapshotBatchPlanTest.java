@@ -31,8 +31,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * In batch mode a LATERAL SNAPSHOT join is planned exactly as the regular join against the same
- * table (seed 004, section 8): {@code on_time} is optional, the other arguments are accepted and
- * ignored.
+ * table ({@code docs/lateral-snapshot-join.md}, "Batch mode"): {@code on_time} is optional, the
+ * other arguments are accepted and ignored.
  */
 class LateralSnapshotBatchPlanTest {
 
