@@ -31,6 +31,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.UnaryOperator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -66,14 +67,7 @@ class OptimizerProgramsTest {
 
         // The capture needs decorrelated joins and must precede projection push-down.
         List<String> extended =
-                OptimizerPrograms.streamProgram(
-                                config,
-                                (root, context) -> root,
-                                RuleSets.ofList(),
-                                RuleSets.ofList(),
-                                RuleSets.ofList(),
-                                physicalRewrite -> physicalRewrite)
-                        .getProgramNames();
+                extendedWithNothing(config, physicalRewrite -> physicalRewrite).getProgramNames();
         int capture = extended.indexOf(OptimizerPrograms.CAPTURE_PROGRAM);
         assertThat(capture)
                 .as("the capture must run after decorrelation and before the default rewrite")
@@ -88,12 +82,8 @@ class OptimizerProgramsTest {
         List<FlinkOptimizeProgram<StreamOptimizeContext>> wrapped = new ArrayList<>();
         FlinkOptimizeProgram<StreamOptimizeContext> wrapper = (root, context) -> root;
         FlinkChainedProgram<StreamOptimizeContext> program =
-                OptimizerPrograms.streamProgram(
+                extendedWithNothing(
                         config,
-                        (root, context) -> root,
-                        RuleSets.ofList(),
-                        RuleSets.ofList(),
-                        RuleSets.ofList(),
                         physicalRewrite -> {
                             wrapped.add(physicalRewrite);
                             return wrapper;
@@ -117,5 +107,18 @@ class OptimizerProgramsTest {
                 OptimizerPrograms.perOptimization("shell", FlinkStreamProgram::buildProgram);
         assertThat(OptimizerPrograms.hasProgram(program, "shell")).isTrue();
         assertThat(OptimizerPrograms.hasProgram(program, "other")).isFalse();
+    }
+
+    /** Flink's stream program, extended with a capture, rules and a wrapper that do nothing. */
+    private static FlinkChainedProgram<StreamOptimizeContext> extendedWithNothing(
+            Configuration config,
+            UnaryOperator<FlinkOptimizeProgram<StreamOptimizeContext>> physicalRewrite) {
+        return OptimizerPrograms.streamProgram(
+                config,
+                (root, context) -> root,
+                RuleSets.ofList(),
+                RuleSets.ofList(),
+                RuleSets.ofList(),
+                physicalRewrite);
     }
 }
