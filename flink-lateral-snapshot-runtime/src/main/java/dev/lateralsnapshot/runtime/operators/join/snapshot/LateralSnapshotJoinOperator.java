@@ -56,7 +56,6 @@ import org.slf4j.LoggerFactory;
 
 import javax.annotation.Nullable;
 
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
@@ -164,8 +163,6 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
     static final String PROBE_BUFFER_STATE = "probe-buffer";
     static final String PROBE_BUFFER_SEQUENCE_STATE = "probe-buffer-sequence";
     static final String PENDING_BUILD_CHANGES_STATE = "pending-build-changes";
-    static final String HELD_UPDATE_BEFORE_STATE = "held-update-before";
-    static final String HELD_UPDATE_BEFORE_TIMES_STATE = "held-update-before-times";
     static final String LAST_PROBE_ACCESS_STATE = "last-probe-access";
     static final String BUILD_CHANGE_TIMERS = "build-change-timers";
     static final String STATE_TTL_TIMERS = "state-ttl-timers";
@@ -211,20 +208,7 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
     private transient long probeBufferSequence;
     private transient ListState<Long> probeBufferSequenceState;
     private transient InternalListState<Object, Long, RowData> pendingChanges;
-    private transient InternalListState<Object, Long, RowData> heldUpdateBefore;
-    /** Per key: the times that hold -U rows, each with the watermark that lets them go alone. */
-    private transient MapState<Long, Long> heldUpdateBeforeTimes;
-    private transient long heldUpdateBeforeCount;
-    /**
-     * When not null, every held -U row of the whole subtask belongs to this key and has the time
-     * {@link #soleHeldUpdateBeforeTime}. It is the common case (a -U followed by its +U), and it
-     * lets a change of any key find its held -U rows without iterating a map state, which on
-     * RocksDB seeks over the tombstones of every -U released before. Null when unknown (after a
-     * restore, or once -U rows of several keys or times are held): then the map state is read.
-     */
-    @Nullable private transient Object soleHeldUpdateBeforeKey;
-
-    private transient long soleHeldUpdateBeforeTime;
+    private transient HeldUpdateBefores heldUpdateBefores;
     @Nullable private transient ValueState<Long> lastProbeAccess;
     private transient BuildSideState buildSide;
     private transient InternalTimerService<Long> buildChangeTimers;
@@ -402,19 +386,7 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
                                         LongSerializer.INSTANCE,
                                         new ListStateDescriptor<>(
                                                 PENDING_BUILD_CHANGES_STATE, buildType));
-        // Held -U rows are namespaced by their own time, like the pending changes, so that the
-        // timer of one time touches only the rows of that time.
-        heldUpdateBefore =
-                (InternalListState<Object, Long, RowData>)
-                        getKeyedStateBackend()
-                                .getOrCreateKeyedState(
-                                        LongSerializer.INSTANCE,
-                                        new ListStateDescriptor<>(
-                                                HELD_UPDATE_BEFORE_STATE, buildType));
-        heldUpdateBeforeTimes =
-                store.getMapState(
-                        new MapStateDescriptor<>(
-                                HELD_UPDATE_BEFORE_TIMES_STATE, Types.LONG, Types.LONG));
+        heldUpdateBefores = new HeldUpdateBefores(getKeyedStateBackend(), store, buildType);
         buildSide = BuildSideState.create(buildSideLayout, store, buildType);
         buildChangeTimers =
                 getInternalTimerService(
@@ -445,7 +417,7 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
 
         if (restored) {
             checkRestoredLayout();
-            heldUpdateBeforeCount = countRestoredHeldUpdateBefore();
+            heldUpdateBefores.countRestored();
             if (restoredFromLoadingSubtask && lastProbeAccess != null) {
                 // Keys loaded by a subtask that had not flipped have no TTL clock yet. They get it
                 // now rather than when the probe rows are drained, so that a checkpoint taken in
@@ -637,7 +609,7 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
         if (kind == RowKind.UPDATE_BEFORE && timed) {
             holdUpdateBefore(time, change);
         } else if (kind == RowKind.UPDATE_AFTER) {
-            List<RowData> held = takeHeldUpdateBefore();
+            List<RowData> held = heldUpdateBefores.takeAll();
             long pairTime = time;
             for (RowData updateBefore : held) {
                 pairTime = Math.max(pairTime, timeOf(updateBefore));
@@ -648,7 +620,7 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
             addPending(pairTime, change);
         } else {
             // The held -U rows did not get their +U next: they are applied alone, at their times.
-            for (RowData updateBefore : takeHeldUpdateBefore()) {
+            for (RowData updateBefore : heldUpdateBefores.takeAll()) {
                 addPending(timeOf(updateBefore), updateBefore);
             }
             addPending(time, change);
@@ -724,106 +696,8 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
     private void holdUpdateBefore(long time, RowData updateBefore) throws Exception {
         long releaseAt =
                 Math.max(time, maxBuildTime == Long.MAX_VALUE ? maxBuildTime : maxBuildTime + 1);
-        heldUpdateBefore.setCurrentNamespace(time);
-        heldUpdateBefore.add(updateBefore);
-        Long earlierReleaseAt = heldUpdateBeforeTimes.get(time);
-        if (earlierReleaseAt == null || earlierReleaseAt < releaseAt) {
-            heldUpdateBeforeTimes.put(time, releaseAt);
-        }
-        Object key = getCurrentKey();
-        if (heldUpdateBeforeCount == 0) {
-            soleHeldUpdateBeforeKey = key;
-            soleHeldUpdateBeforeTime = time;
-        } else if (soleHeldUpdateBeforeKey != null
-                && (soleHeldUpdateBeforeTime != time || !isSoleHeldKey(key))) {
-            soleHeldUpdateBeforeKey = null;
-        }
-        heldUpdateBeforeCount++;
+        heldUpdateBefores.hold(time, releaseAt, updateBefore);
         buildChangeTimers.registerEventTimeTimer(time, releaseAt);
-    }
-
-    /** Whether a key is the sole held key; keys of another class are never taken as equal. */
-    private boolean isSoleHeldKey(Object key) {
-        return soleHeldUpdateBeforeKey.getClass() == key.getClass()
-                && soleHeldUpdateBeforeKey.equals(key);
-    }
-
-    /**
-     * Whether the current key surely holds no -U row of the given time (any time when null),
-     * known without reading state.
-     */
-    private boolean surelyHoldsNoUpdateBefore(@Nullable Long time) {
-        if (heldUpdateBeforeCount == 0) {
-            return true;
-        }
-        if (soleHeldUpdateBeforeKey == null) {
-            return false;
-        }
-        Object key = getCurrentKey();
-        if (soleHeldUpdateBeforeKey.getClass() != key.getClass()) {
-            return false;
-        }
-        return !soleHeldUpdateBeforeKey.equals(key)
-                || (time != null && time != soleHeldUpdateBeforeTime);
-    }
-
-    /** Removes and returns the held -U rows of the current key, in arrival order per time. */
-    private List<RowData> takeHeldUpdateBefore() throws Exception {
-        if (surelyHoldsNoUpdateBefore(null)) {
-            return Collections.emptyList();
-        }
-        List<RowData> rows = new ArrayList<>();
-        if (soleHeldUpdateBeforeKey != null) {
-            // The current key holds every held -U row, all of one time: no map iteration.
-            heldUpdateBefore.setCurrentNamespace(soleHeldUpdateBeforeTime);
-            Iterable<RowData> held = heldUpdateBefore.get();
-            if (held != null) {
-                held.forEach(rows::add);
-            }
-            heldUpdateBefore.clear();
-            heldUpdateBeforeTimes.remove(soleHeldUpdateBeforeTime);
-            heldUpdateBeforeCount -= rows.size();
-            soleHeldUpdateBeforeKey = null;
-            return rows;
-        }
-        for (Long time : heldUpdateBeforeTimes.keys()) {
-            heldUpdateBefore.setCurrentNamespace(time);
-            Iterable<RowData> held = heldUpdateBefore.get();
-            if (held != null) {
-                held.forEach(rows::add);
-            }
-            heldUpdateBefore.clear();
-        }
-        heldUpdateBeforeTimes.clear();
-        heldUpdateBeforeCount -= rows.size();
-        // The timers at the rows' own times stay: other changes of those times may need them.
-        return rows;
-    }
-
-    /**
-     * Applies the held -U rows of the current key and the given time alone, once the watermark
-     * has reached the time that lets them go.
-     */
-    private void releaseHeldUpdateBefore(long time, long watermark) throws Exception {
-        if (surelyHoldsNoUpdateBefore(time)) {
-            return;
-        }
-        Long releaseAt = heldUpdateBeforeTimes.get(time);
-        if (releaseAt == null || releaseAt > watermark) {
-            return;
-        }
-        heldUpdateBefore.setCurrentNamespace(time);
-        Iterable<RowData> held = heldUpdateBefore.get();
-        List<RowData> rows = new ArrayList<>();
-        if (held != null) {
-            held.forEach(rows::add);
-        }
-        heldUpdateBefore.clear();
-        heldUpdateBeforeTimes.remove(time);
-        heldUpdateBeforeCount -= rows.size();
-        for (RowData updateBefore : rows) {
-            addPending(time, updateBefore);
-        }
     }
 
     /** Applies the build changes of the current key that a watermark released at a time. */
@@ -842,7 +716,10 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
             }
             // A held -U whose +U has not come is applied alone, after the changes of its time,
             // which arrived before it.
-            releaseHeldUpdateBefore(time, timer.getTimestamp());
+            long watermark = timer.getTimestamp();
+            for (RowData updateBefore : heldUpdateBefores.takeReleased(time, watermark)) {
+                addPending(time, updateBefore);
+            }
         }
 
         @Override
@@ -1046,22 +923,5 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
                             + "'. This happens when a unique key of the build input changed."
                             + " Restore with the build input of the job that took the savepoint.");
         }
-    }
-
-    private long countRestoredHeldUpdateBefore() throws Exception {
-        long count = 0;
-        for (Object key : keysOf(HELD_UPDATE_BEFORE_TIMES_STATE)) {
-            setCurrentKey(key);
-            for (Long time : heldUpdateBeforeTimes.keys()) {
-                heldUpdateBefore.setCurrentNamespace(time);
-                Iterable<RowData> held = heldUpdateBefore.get();
-                if (held != null) {
-                    for (RowData ignored : held) {
-                        count++;
-                    }
-                }
-            }
-        }
-        return count;
     }
 }

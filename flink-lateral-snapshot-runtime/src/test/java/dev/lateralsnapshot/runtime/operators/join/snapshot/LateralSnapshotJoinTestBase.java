@@ -410,7 +410,7 @@ abstract class LateralSnapshotJoinTestBase {
         return harness;
     }
 
-    private StateBackend createStateBackend() {
+    StateBackend createStateBackend() {
         switch (backend) {
             case HEAP:
                 return new HashMapStateBackend();

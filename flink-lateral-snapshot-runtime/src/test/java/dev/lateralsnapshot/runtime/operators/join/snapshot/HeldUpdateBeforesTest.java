@@ -1,0 +1,202 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package dev.lateralsnapshot.runtime.operators.join.snapshot;
+
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.StringData;
+import org.apache.flink.table.runtime.keyselector.RowDataKeySelector;
+import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+
+import org.junit.jupiter.api.TestTemplate;
+
+import javax.annotation.Nullable;
+
+import java.util.List;
+import java.util.stream.Collectors;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The held -U rows on their own, in the keyed state of an operator that does nothing else, on
+ * every state backend. The join's use of them is in {@link LateralSnapshotJoinBuildSideTest}; here
+ * the fast path for rows of one key and one time is checked against the state it stands for.
+ */
+class HeldUpdateBeforesTest extends LateralSnapshotJoinTestBase {
+
+    @TestTemplate
+    void takesRowsOfTheSoleKeyAndTimeInArrivalOrder() throws Exception {
+        try (Host host = host()) {
+            host.hold("A", 1, 10, 20);
+            host.hold("A", 2, 10, 20);
+
+            assertThat(host.takeAll("B")).isEmpty();
+            assertThat(host.takeAll("A")).containsExactly("-U(A,1,10)", "-U(A,2,10)");
+            assertThat(host.takeAll("A")).isEmpty();
+        }
+    }
+
+    @TestTemplate
+    void takesRowsOfEveryTimeOfTheCurrentKeyOnly() throws Exception {
+        try (Host host = host()) {
+            host.hold("A", 1, 10, 20);
+            host.hold("B", 1, 11, 20);
+            host.hold("A", 2, 12, 20);
+
+            assertThat(host.takeAll("A")).containsExactlyInAnyOrder("-U(A,1,10)", "-U(A,2,12)");
+            assertThat(host.takeAll("A")).isEmpty();
+            assertThat(host.takeAll("B")).containsExactly("-U(B,1,11)");
+        }
+    }
+
+    @TestTemplate
+    void releasesRowsOfATimeOnceTheWatermarkReachesItsLatestReleaseTime() throws Exception {
+        try (Host host = host()) {
+            host.hold("A", 1, 10, 30);
+            host.hold("A", 2, 10, 20);
+            host.hold("A", 3, 12, 20);
+
+            assertThat(host.takeReleased("A", 10, 29)).isEmpty();
+            assertThat(host.takeReleased("A", 10, 30)).containsExactly("-U(A,1,10)", "-U(A,2,10)");
+            assertThat(host.takeReleased("A", 10, 30)).isEmpty();
+            assertThat(host.takeAll("A")).containsExactly("-U(A,3,12)");
+        }
+    }
+
+    @TestTemplate
+    void keyOfAnotherClassFindsWhatTheStateKeepsUnderIt() throws Exception {
+        try (Host host = host()) {
+            host.hold("A", 1, 10, 20);
+
+            // The same key as a generic row: RocksDB compares serialized keys and finds the row
+            // held under the binary one; the heap backend compares with equals and does not.
+            List<String> underGenericKey =
+                    host.takeAll(GenericRowData.of(StringData.fromString("A")));
+            if (backend == Backend.HEAP) {
+                assertThat(underGenericKey).isEmpty();
+                assertThat(host.takeAll("A")).containsExactly("-U(A,1,10)");
+            } else {
+                assertThat(underGenericKey).containsExactly("-U(A,1,10)");
+                assertThat(host.takeAll("A")).isEmpty();
+            }
+        }
+    }
+
+    @TestTemplate
+    void takesRowsRestoredFromASnapshot() throws Exception {
+        OperatorSubtaskState snapshot;
+        try (Host host = host()) {
+            host.hold("A", 1, 10, 20);
+            host.hold("B", 1, 11, 20);
+            snapshot = host.harness.snapshot(1L, 1L);
+        }
+
+        try (Host host = restoredHost(snapshot)) {
+            host.held.countRestored();
+            assertThat(host.takeReleased("A", 10, 20)).containsExactly("-U(A,1,10)");
+            assertThat(host.takeAll("B")).containsExactly("-U(B,1,11)");
+        }
+    }
+
+    private Host host() throws Exception {
+        return open(new Host(), null);
+    }
+
+    private Host restoredHost(OperatorSubtaskState snapshot) throws Exception {
+        return open(new Host(), snapshot);
+    }
+
+    /** Opens the host on the test's state backend, restored from the snapshot when given. */
+    private Host open(Host host, @Nullable OperatorSubtaskState snapshot) throws Exception {
+        host.harness.setStateBackend(createStateBackend());
+        if (snapshot != null) {
+            host.harness.initializeState(snapshot);
+        }
+        host.harness.open();
+        host.held =
+                new HeldUpdateBefores(
+                        host.operator.getKeyedStateBackend(),
+                        host.operator.getKeyedStateStore(),
+                        InternalTypeInfo.of(BUILD_TYPE));
+        return host;
+    }
+
+    /**
+     * The held rows in the keyed state of an operator, keyed like the standard join's build side.
+     * Rows taken are returned as text, as the harness tests print them.
+     */
+    private static final class Host implements AutoCloseable {
+        private static final RowDataKeySelector KEYS = join().buildKeySelector();
+
+        final NoOpOperator operator = new NoOpOperator();
+        final KeyedOneInputStreamOperatorTestHarness<RowData, RowData, RowData> harness;
+        HeldUpdateBefores held;
+
+        Host() throws Exception {
+            harness =
+                    new KeyedOneInputStreamOperatorTestHarness<>(
+                            operator, KEYS, KEYS.getProducedType());
+        }
+
+        /** Holds the -U of a build row of this currency and rate under the row's time. */
+        void hold(String currency, int rate, long time, long releaseAt) throws Exception {
+            operator.setCurrentKey(keyOf(currency));
+            held.hold(time, releaseAt, updateBefore(currency, rate, time).getValue());
+        }
+
+        List<String> takeAll(String currency) throws Exception {
+            return takeAll(keyOf(currency));
+        }
+
+        List<String> takeAll(RowData key) throws Exception {
+            operator.setCurrentKey(key);
+            return text(held.takeAll());
+        }
+
+        List<String> takeReleased(String currency, long time, long watermark) throws Exception {
+            operator.setCurrentKey(keyOf(currency));
+            return text(held.takeReleased(time, watermark));
+        }
+
+        /** The key of the build rows of this currency, as the join's key selector makes it. */
+        private static RowData keyOf(String currency) throws Exception {
+            return KEYS.getKey(insert(currency, 0, 0).getValue());
+        }
+
+        private static List<String> text(List<RowData> rows) {
+            return rows.stream()
+                    .map(row -> formatRow(row, BUILD_TYPE))
+                    .collect(Collectors.toList());
+        }
+
+        @Override
+        public void close() throws Exception {
+            harness.close();
+        }
+    }
+
+    private static final class NoOpOperator extends AbstractStreamOperator<RowData>
+            implements OneInputStreamOperator<RowData, RowData> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public void processElement(StreamRecord<RowData> element) {}
+    }
+}
