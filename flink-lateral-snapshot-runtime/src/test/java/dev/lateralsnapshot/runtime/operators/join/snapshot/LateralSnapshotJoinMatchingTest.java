@@ -56,7 +56,8 @@ class LateralSnapshotJoinMatchingTest extends LateralSnapshotJoinTestBase {
             assertThat(harness.takeOutput())
                     .containsExactlyInAnyOrder(
                             joined("o1", "A", 1, 10), padded("o2", "C"), padded("o3", "C"));
-            // SPEC section 7 counts LEFT misses too (the 2.4 test plan says otherwise).
+            // LEFT misses count too, unlike in Flink 2.4's release testing: see "This library
+            // and Flink 2.4" in docs/lateral-snapshot-join.md.
             assertThat(harness.counter("numUnmatchedProbeRecords")).isEqualTo(2L);
         }
     }

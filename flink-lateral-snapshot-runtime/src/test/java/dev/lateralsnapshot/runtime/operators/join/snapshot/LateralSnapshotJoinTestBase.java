@@ -69,9 +69,9 @@ import java.util.stream.Stream;
  * as the {@code on_time} column, joined on {@code currency}, an INNER join that loads until the
  * build watermark reaches {@link #LOAD_COMPLETED_TIME}. Output is compared as text: records as
  * {@code +I(o1,A,A,1,10)} (timestamps in epoch millis), watermarks as {@code WM(5)}, watermark
- * statuses as {@code IDLE} / {@code ACTIVE}. Metrics are looked up by the names SPEC section 7
- * gives them, written out rather than taken from the operator's constants, so that renaming one
- * fails a test.
+ * statuses as {@code IDLE} / {@code ACTIVE}. Metrics are looked up by the names the Metrics section
+ * of {@code docs/lateral-snapshot-join.md} gives them, written out rather than taken from the
+ * operator's constants, so that renaming one fails a test.
  */
 @ExtendWith(ParameterizedTestExtension.class)
 abstract class LateralSnapshotJoinTestBase {
