@@ -20,6 +20,7 @@ import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
+import org.apache.flink.api.common.state.OperatorStateStore;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -190,11 +191,11 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
     // ---- state ----
 
     private transient ListState<Integer> phaseState;
-    private transient ListState<Long> maxBuildTimeState;
-    private transient ListState<Long> buildWatermarkState;
+    private transient UnionLongState maxBuildTimeState;
+    private transient UnionLongState buildWatermarkState;
     /** The highest build watermark any subtask had reached when the restored snapshot was taken. */
     private transient long restoredBuildWatermark;
-    @Nullable private transient ListState<Long> ttlClockState;
+    @Nullable private transient UnionLongState ttlClockState;
     private transient boolean restored;
     private transient boolean joinPhase;
     private transient boolean restoredFromLoadingSubtask;
@@ -206,7 +207,7 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
     private transient MapState<Long, RowData> probeBuffer;
     /** The next sequence number; unique in the subtask and, after a restore, above all restored. */
     private transient long probeBufferSequence;
-    private transient ListState<Long> probeBufferSequenceState;
+    private transient UnionLongState probeBufferSequenceState;
     private transient InternalListState<Object, Long, RowData> pendingChanges;
     private transient HeldUpdateBefores heldUpdateBefores;
     @Nullable private transient ValueState<Long> lastProbeAccess;
@@ -312,10 +313,10 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
     @Override
     public void initializeState(StateInitializationContext context) throws Exception {
         super.initializeState(context);
+        OperatorStateStore operatorState = context.getOperatorStateStore();
         phaseState =
-                context.getOperatorStateStore()
-                        .getUnionListState(
-                                new ListStateDescriptor<>(PHASE_STATE, IntSerializer.INSTANCE));
+                operatorState.getUnionListState(
+                        new ListStateDescriptor<>(PHASE_STATE, IntSerializer.INSTANCE));
         restored = context.isRestored();
         boolean anyJoin = false;
         boolean anyLoad = false;
@@ -330,12 +331,12 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
         // already seen, so the join phase wins and the rows buffered by a loading subtask are
         // joined right after the restore.
         joinPhase = anyJoin;
-        maxBuildTimeState = unionLongState(context, MAX_BUILD_TIME_STATE);
-        maxBuildTime = max(maxBuildTimeState, Long.MIN_VALUE);
-        buildWatermarkState = unionLongState(context, BUILD_WATERMARK_STATE);
-        restoredBuildWatermark = max(buildWatermarkState, Long.MIN_VALUE);
-        probeBufferSequenceState = unionLongState(context, PROBE_BUFFER_SEQUENCE_STATE);
-        probeBufferSequence = max(probeBufferSequenceState, 0);
+        maxBuildTimeState = new UnionLongState(operatorState, MAX_BUILD_TIME_STATE);
+        maxBuildTime = maxBuildTimeState.max(Long.MIN_VALUE);
+        buildWatermarkState = new UnionLongState(operatorState, BUILD_WATERMARK_STATE);
+        restoredBuildWatermark = buildWatermarkState.max(Long.MIN_VALUE);
+        probeBufferSequenceState = new UnionLongState(operatorState, PROBE_BUFFER_SEQUENCE_STATE);
+        probeBufferSequence = probeBufferSequenceState.max(0);
         restoredFromLoadingSubtask = anyJoin && anyLoad;
         phaseState.update(Collections.singletonList(joinPhase ? JOIN_PHASE : LOAD_PHASE));
 
@@ -343,32 +344,13 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
             // The TTL clock runs only while the job runs: it resumes at the reading the snapshot
             // took, so that a stop longer than the TTL, with no probe row to touch any key, does
             // not evict the whole build side at the restore.
-            ttlClockState = unionLongState(context, STATE_TTL_CLOCK_STATE);
-            long latestReading = max(ttlClockState, Long.MIN_VALUE);
+            ttlClockState = new UnionLongState(operatorState, STATE_TTL_CLOCK_STATE);
+            long latestReading = ttlClockState.max(Long.MIN_VALUE);
             ttlClockOffset =
                     latestReading == Long.MIN_VALUE
                             ? 0
                             : getProcessingTimeService().getCurrentProcessingTime() - latestReading;
         }
-    }
-
-    /**
-     * Operator state of one long per subtask, kept as union state: after a restore, every subtask
-     * sees the values of all subtasks and continues from their maximum.
-     */
-    private static ListState<Long> unionLongState(StateInitializationContext context, String name)
-            throws Exception {
-        return context.getOperatorStateStore()
-                .getUnionListState(new ListStateDescriptor<>(name, LongSerializer.INSTANCE));
-    }
-
-    /** The largest value in the state, or {@code empty} when it holds none. */
-    private static long max(ListState<Long> state, long empty) throws Exception {
-        long max = empty;
-        for (Long value : state.get()) {
-            max = Math.max(max, value);
-        }
-        return max;
     }
 
     @Override
@@ -451,12 +433,11 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
     @Override
     public void snapshotState(StateSnapshotContext context) throws Exception {
         super.snapshotState(context);
-        maxBuildTimeState.update(Collections.singletonList(maxBuildTime));
-        buildWatermarkState.update(
-                Collections.singletonList(Math.max(buildWatermark, restoredBuildWatermark)));
-        probeBufferSequenceState.update(Collections.singletonList(probeBufferSequence));
+        maxBuildTimeState.update(maxBuildTime);
+        buildWatermarkState.update(Math.max(buildWatermark, restoredBuildWatermark));
+        probeBufferSequenceState.update(probeBufferSequence);
         if (ttlClockState != null) {
-            ttlClockState.update(Collections.singletonList(ttlNow()));
+            ttlClockState.update(ttlNow());
         }
     }
 
