@@ -21,8 +21,6 @@ import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.OperatorStateStore;
-import org.apache.flink.api.common.state.ValueState;
-import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.common.typeutils.base.IntSerializer;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
@@ -160,11 +158,9 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
     static final String PHASE_STATE = "phase";
     static final String MAX_BUILD_TIME_STATE = "max-build-time";
     static final String BUILD_WATERMARK_STATE = "build-watermark";
-    static final String STATE_TTL_CLOCK_STATE = "state-ttl-clock";
     static final String PROBE_BUFFER_STATE = "probe-buffer";
     static final String PROBE_BUFFER_SEQUENCE_STATE = "probe-buffer-sequence";
     static final String PENDING_BUILD_CHANGES_STATE = "pending-build-changes";
-    static final String LAST_PROBE_ACCESS_STATE = "last-probe-access";
     static final String BUILD_CHANGE_TIMERS = "build-change-timers";
     static final String STATE_TTL_TIMERS = "state-ttl-timers";
 
@@ -195,7 +191,6 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
     private transient UnionLongState buildWatermarkState;
     /** The highest build watermark any subtask had reached when the restored snapshot was taken. */
     private transient long restoredBuildWatermark;
-    @Nullable private transient UnionLongState ttlClockState;
     private transient boolean restored;
     private transient boolean joinPhase;
     private transient boolean restoredFromLoadingSubtask;
@@ -210,10 +205,9 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
     private transient UnionLongState probeBufferSequenceState;
     private transient InternalListState<Object, Long, RowData> pendingChanges;
     private transient HeldUpdateBefores heldUpdateBefores;
-    @Nullable private transient ValueState<Long> lastProbeAccess;
+    @Nullable private transient StateTtlClock ttlClock;
     private transient BuildSideState buildSide;
     private transient InternalTimerService<Long> buildChangeTimers;
-    @Nullable private transient InternalTimerService<VoidNamespace> ttlTimers;
 
     // ---- runtime ----
 
@@ -229,8 +223,6 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
     private transient boolean idleCheckScheduled;
     private transient long startTime;
     private transient long loadPhaseDuration;
-    /** Processing time minus TTL time: the time the job did not run since its first start. */
-    private transient long ttlClockOffset;
     private transient boolean buildWatermarkCheckScheduled;
 
     // ---- metric values ----
@@ -341,15 +333,7 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
         phaseState.update(Collections.singletonList(joinPhase ? JOIN_PHASE : LOAD_PHASE));
 
         if (stateTtl > 0) {
-            // The TTL clock runs only while the job runs: it resumes at the reading the snapshot
-            // took, so that a stop longer than the TTL, with no probe row to touch any key, does
-            // not evict the whole build side at the restore.
-            ttlClockState = new UnionLongState(operatorState, STATE_TTL_CLOCK_STATE);
-            long latestReading = ttlClockState.max(Long.MIN_VALUE);
-            ttlClockOffset =
-                    latestReading == Long.MIN_VALUE
-                            ? 0
-                            : getProcessingTimeService().getCurrentProcessingTime() - latestReading;
+            ttlClock = new StateTtlClock(stateTtl, operatorState, getProcessingTimeService());
         }
     }
 
@@ -373,12 +357,11 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
         buildChangeTimers =
                 getInternalTimerService(
                         BUILD_CHANGE_TIMERS, LongSerializer.INSTANCE, new BuildChangeTrigger());
-        if (stateTtl > 0) {
-            lastProbeAccess =
-                    store.getState(new ValueStateDescriptor<>(LAST_PROBE_ACCESS_STATE, Types.LONG));
-            ttlTimers =
+        if (ttlClock != null) {
+            ttlClock.open(
+                    store,
                     getInternalTimerService(
-                            STATE_TTL_TIMERS, VoidNamespaceSerializer.INSTANCE, new TtlTrigger());
+                            STATE_TTL_TIMERS, VoidNamespaceSerializer.INSTANCE, new TtlTrigger()));
         }
 
         if (generatedCondition != null) {
@@ -400,14 +383,14 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
         if (restored) {
             checkRestoredLayout();
             heldUpdateBefores.countRestored();
-            if (restoredFromLoadingSubtask && lastProbeAccess != null) {
+            if (restoredFromLoadingSubtask && ttlClock != null) {
                 // Keys loaded by a subtask that had not flipped have no TTL clock yet. They get it
                 // now rather than when the probe rows are drained, so that a checkpoint taken in
                 // between, which restores with every subtask in the join phase, keeps it.
                 for (Object key : keysOf(buildSide.stateName())) {
                     setCurrentKey(key);
-                    if (lastProbeAccess.value() == null) {
-                        startTtlClock();
+                    if (!ttlClock.isRunning()) {
+                        ttlClock.start();
                     }
                 }
             }
@@ -436,8 +419,8 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
         maxBuildTimeState.update(maxBuildTime);
         buildWatermarkState.update(Math.max(buildWatermark, restoredBuildWatermark));
         probeBufferSequenceState.update(probeBufferSequence);
-        if (ttlClockState != null) {
-            ttlClockState.update(ttlNow());
+        if (ttlClock != null) {
+            ttlClock.snapshotState();
         }
     }
 
@@ -505,8 +488,8 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
             joiner.reset(probeRow);
             if (buildSide.visitRows(joiner)) {
                 matches = joiner.matches;
-                if (lastProbeAccess != null) {
-                    lastProbeAccess.update(ttlNow());
+                if (ttlClock != null) {
+                    ttlClock.touch();
                 }
             }
         }
@@ -713,8 +696,8 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
         RowKind kind = change.getRowKind();
         change.setRowKind(RowKind.INSERT);
         if (kind == RowKind.INSERT || kind == RowKind.UPDATE_AFTER) {
-            if (lastProbeAccess != null && joinPhase && lastProbeAccess.value() == null) {
-                startTtlClock();
+            if (ttlClock != null && joinPhase && !ttlClock.isRunning()) {
+                ttlClock.start();
             }
             buildSide.add(change);
         } else if (!buildSide.retract(change)) {
@@ -767,10 +750,10 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
         joinPhase = true;
         phaseState.update(Collections.singletonList(JOIN_PHASE));
         loadPhaseDuration = getProcessingTimeService().getCurrentProcessingTime() - startTime;
-        if (lastProbeAccess != null) {
+        if (ttlClock != null) {
             for (Object key : keysOf(buildSide.stateName())) {
                 setCurrentKey(key);
-                startTtlClock();
+                ttlClock.start();
             }
         }
         long joined = joinBufferedProbeRows();
@@ -840,42 +823,15 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
 
     // ---- state TTL ----
 
-    /** The TTL clock: processing time, without the time the job was not running. */
-    private long ttlNow() {
-        return getProcessingTimeService().getCurrentProcessingTime() - ttlClockOffset;
-    }
-
-    private void startTtlClock() throws Exception {
-        long now = ttlNow();
-        lastProbeAccess.update(now);
-        registerTtlTimer(now + stateTtl);
-    }
-
-    private void registerTtlTimer(long ttlTime) {
-        ttlTimers.registerProcessingTimeTimer(VoidNamespace.INSTANCE, ttlTime + ttlClockOffset);
-    }
-
     /** Evicts the build rows of a key that no probe row accessed for the TTL. */
     private final class TtlTrigger implements Triggerable<Object, VoidNamespace> {
 
         @Override
         public void onProcessingTime(InternalTimer<Object, VoidNamespace> timer) throws Exception {
-            Long lastAccess = lastProbeAccess.value();
-            if (lastAccess == null) {
-                return;
-            }
-            // Timers restored from a snapshot fire at once: they were set on the clock of the
-            // run that took it. The TTL clock tells whether the key really expired.
-            long expiry = lastAccess + stateTtl;
-            if (expiry > ttlNow()) {
-                registerTtlTimer(expiry);
-                return;
-            }
-            if (!buildSide.isEmpty()) {
+            if (ttlClock.expire() && !buildSide.isEmpty()) {
                 buildSide.clear();
                 stateTtlEvictions.inc();
             }
-            lastProbeAccess.clear();
         }
 
         @Override
