@@ -41,9 +41,7 @@ import org.apache.flink.streaming.api.operators.TwoInputStreamOperator;
 import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus;
-import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
-import org.apache.flink.table.data.utils.JoinedRowData;
 import org.apache.flink.table.data.util.RowDataUtil;
 import org.apache.flink.table.runtime.generated.GeneratedJoinCondition;
 import org.apache.flink.table.runtime.generated.JoinCondition;
@@ -214,7 +212,6 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
     @Nullable private transient JoinCondition condition;
     private transient TimestampedCollector<RowData> collector;
     private transient ProbeRowJoiner joiner;
-    private transient GenericRowData nullBuildRow;
     private transient long buildWatermark;
     private transient long maxBuildTime;
     private transient long probeWatermark;
@@ -228,10 +225,6 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
     // ---- metric values ----
 
     private transient long probeRowsBuffered;
-    private transient long probeRowsJoined;
-    private transient long totalMatches;
-    private transient long maxFanOut;
-    private transient Counter unmatchedProbeRecords;
     private transient Counter unmatchedBuildRetractions;
     private transient Counter stateTtlEvictions;
     private transient Counter lateBuildRecords;
@@ -374,8 +367,15 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
         // would only be set for rows joined in the join phase, so none is set at all.
         collector = new TimestampedCollector<>(output);
         collector.eraseTimestamp();
-        joiner = new ProbeRowJoiner();
-        nullBuildRow = new GenericRowData(buildType.toRowSize());
+        MetricGroup metrics = getRuntimeContext().getMetricGroup();
+        joiner =
+                new ProbeRowJoiner(
+                        condition,
+                        leftOuterJoin,
+                        buildSide,
+                        buildType.toRowSize(),
+                        collector,
+                        metrics);
         buildWatermark = Long.MIN_VALUE;
         probeWatermark = Long.MIN_VALUE;
         startTime = getProcessingTimeService().getCurrentProcessingTime();
@@ -398,7 +398,7 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
             // Ask the buffer, not the restored phases, for the same reason.
             restoredProbeRowsToDrain = joinPhase && hasKeys(PROBE_BUFFER_STATE);
         }
-        registerMetrics(getRuntimeContext().getMetricGroup());
+        registerMetrics(metrics);
 
         if (restoredProbeRowsToDrain) {
             getProcessingTimeService().registerTimer(startTime, time -> drainRestoredProbeRows());
@@ -435,16 +435,10 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
     private void registerMetrics(MetricGroup group) {
         group.gauge(CURRENT_PHASE, (Gauge<Integer>) () -> joinPhase ? JOIN_PHASE : LOAD_PHASE);
         group.gauge(NUM_PROBE_SIDE_RECORDS_BUFFERED, (Gauge<Long>) () -> probeRowsBuffered);
-        unmatchedProbeRecords = group.counter(NUM_UNMATCHED_PROBE_RECORDS);
         unmatchedBuildRetractions = group.counter(NUM_UNMATCHED_BUILD_RETRACTIONS);
         stateTtlEvictions = group.counter(NUM_STATE_TTL_EVICTIONS);
         group.gauge(CURRENT_BUILD_SIDE_WATERMARK, (Gauge<Long>) () -> buildWatermark);
         group.gauge(CURRENT_PROBE_SIDE_WATERMARK, (Gauge<Long>) () -> probeWatermark);
-        group.gauge(MAX_JOIN_FAN_OUT, (Gauge<Long>) () -> maxFanOut);
-        group.gauge(
-                AVG_JOIN_FAN_OUT,
-                (Gauge<Double>)
-                        () -> probeRowsJoined == 0 ? 0.0 : (double) totalMatches / probeRowsJoined);
         lateBuildRecords = group.counter(NUM_LATE_BUILD_SIDE_RECORDS);
         buildChangesApplied = group.counter(NUM_BUILD_SIDE_CHANGES_APPLIED);
         group.gauge(
@@ -483,49 +477,9 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
 
     /** Joins one probe row of the current key against the current build rows and emits. */
     private void joinProbeRow(RowData probeRow) throws Exception {
-        long matches = 0;
-        if (!hasNullRejectingKey()) {
-            joiner.reset(probeRow);
-            if (buildSide.visitRows(joiner)) {
-                matches = joiner.matches;
-                if (ttlClock != null) {
-                    ttlClock.touch();
-                }
-            }
-        }
-        probeRowsJoined++;
-        totalMatches += matches;
-        if (matches > maxFanOut) {
-            maxFanOut = matches;
-        }
-        if (matches == 0) {
-            unmatchedProbeRecords.inc();
-            if (leftOuterJoin) {
-                collector.collect(joiner.joinedRow.replace(probeRow, nullBuildRow));
-            }
-        }
-    }
-
-    /** Joins a probe row with each build row of its key; a field so probing allocates nothing. */
-    private final class ProbeRowJoiner implements BuildSideState.RowVisitor {
-        final JoinedRowData joinedRow = new JoinedRowData();
-        RowData probeRow;
-        long matches;
-
-        void reset(RowData probeRow) {
-            this.probeRow = probeRow;
-            this.matches = 0;
-        }
-
-        @Override
-        public void visit(RowData buildRow, int multiplicity) {
-            if (condition == null || condition.apply(probeRow, buildRow)) {
-                joinedRow.replace(probeRow, buildRow);
-                for (int i = 0; i < multiplicity; i++) {
-                    collector.collect(joinedRow);
-                }
-                matches += multiplicity;
-            }
+        if (joiner.join(probeRow, !hasNullRejectingKey()) && ttlClock != null) {
+            // A probe row that finds build rows keeps their key from expiring.
+            ttlClock.touch();
         }
     }
 
