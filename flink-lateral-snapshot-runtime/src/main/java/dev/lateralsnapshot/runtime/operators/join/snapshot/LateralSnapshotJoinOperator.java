@@ -18,10 +18,7 @@ import org.apache.flink.api.common.functions.DefaultOpenContext;
 import org.apache.flink.api.common.state.KeyedStateStore;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
-import org.apache.flink.api.common.state.MapState;
-import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.OperatorStateStore;
-import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.common.typeutils.base.IntSerializer;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
 import org.apache.flink.metrics.Counter;
@@ -156,8 +153,6 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
     static final String PHASE_STATE = "phase";
     static final String MAX_BUILD_TIME_STATE = "max-build-time";
     static final String BUILD_WATERMARK_STATE = "build-watermark";
-    static final String PROBE_BUFFER_STATE = "probe-buffer";
-    static final String PROBE_BUFFER_SEQUENCE_STATE = "probe-buffer-sequence";
     static final String PENDING_BUILD_CHANGES_STATE = "pending-build-changes";
     static final String BUILD_CHANGE_TIMERS = "build-change-timers";
     static final String STATE_TTL_TIMERS = "state-ttl-timers";
@@ -193,14 +188,7 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
     private transient boolean joinPhase;
     private transient boolean restoredFromLoadingSubtask;
     private transient boolean restoredProbeRowsToDrain;
-    /**
-     * Buffered probe rows by a sequence number, not a list: the flip then streams the rows of a
-     * key from the state backend instead of reading a hot key's whole buffer into memory.
-     */
-    private transient MapState<Long, RowData> probeBuffer;
-    /** The next sequence number; unique in the subtask and, after a restore, above all restored. */
-    private transient long probeBufferSequence;
-    private transient UnionLongState probeBufferSequenceState;
+    private transient ProbeBuffer probeBuffer;
     private transient InternalListState<Object, Long, RowData> pendingChanges;
     private transient HeldUpdateBefores heldUpdateBefores;
     @Nullable private transient StateTtlClock ttlClock;
@@ -320,8 +308,7 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
         maxBuildTime = maxBuildTimeState.max(Long.MIN_VALUE);
         buildWatermarkState = new UnionLongState(operatorState, BUILD_WATERMARK_STATE);
         restoredBuildWatermark = buildWatermarkState.max(Long.MIN_VALUE);
-        probeBufferSequenceState = new UnionLongState(operatorState, PROBE_BUFFER_SEQUENCE_STATE);
-        probeBufferSequence = probeBufferSequenceState.max(0);
+        probeBuffer = new ProbeBuffer(operatorState);
         restoredFromLoadingSubtask = anyJoin && anyLoad;
         phaseState.update(Collections.singletonList(joinPhase ? JOIN_PHASE : LOAD_PHASE));
 
@@ -335,9 +322,7 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
     public void open() throws Exception {
         super.open();
         KeyedStateStore store = checkNotNull(getKeyedStateStore(), "The join must be keyed.");
-        probeBuffer =
-                store.getMapState(
-                        new MapStateDescriptor<>(PROBE_BUFFER_STATE, Types.LONG, probeType));
+        probeBuffer.open(store, probeType);
         pendingChanges =
                 (InternalListState<Object, Long, RowData>)
                         getKeyedStateBackend()
@@ -396,7 +381,7 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
             }
             // Probe rows restored in the join phase come from a subtask that was still loading.
             // Ask the buffer, not the restored phases, for the same reason.
-            restoredProbeRowsToDrain = joinPhase && hasKeys(PROBE_BUFFER_STATE);
+            restoredProbeRowsToDrain = joinPhase && hasKeys(ProbeBuffer.ROWS_STATE);
         }
         registerMetrics(metrics);
 
@@ -418,7 +403,7 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
         super.snapshotState(context);
         maxBuildTimeState.update(maxBuildTime);
         buildWatermarkState.update(Math.max(buildWatermark, restoredBuildWatermark));
-        probeBufferSequenceState.update(probeBufferSequence);
+        probeBuffer.snapshotState();
         if (ttlClock != null) {
             ttlClock.snapshotState();
         }
@@ -457,7 +442,7 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
     public void processElement1(StreamRecord<RowData> record) throws Exception {
         RowData probeRow = record.getValue();
         if (!joinPhase) {
-            probeBuffer.put(probeBufferSequence++, probeRow);
+            probeBuffer.add(probeRow);
             probeRowsBuffered++;
             return;
         }
@@ -749,9 +734,9 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
     /** Joins and emits every buffered probe row of every key, then clears the buffers. */
     private long joinBufferedProbeRows() throws Exception {
         long joined = 0;
-        for (Object key : keysOf(PROBE_BUFFER_STATE)) {
+        for (Object key : keysOf(ProbeBuffer.ROWS_STATE)) {
             setCurrentKey(key);
-            for (RowData row : probeBuffer.values()) {
+            for (RowData row : probeBuffer.rows()) {
                 joinProbeRow(row);
                 joined++;
             }
