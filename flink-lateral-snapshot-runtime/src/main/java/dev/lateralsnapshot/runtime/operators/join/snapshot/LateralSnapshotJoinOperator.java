@@ -436,6 +436,109 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
                                                 - startTime);
     }
 
+    /** Fails when the savepoint keeps the build side in the other layout than this job. */
+    private void checkRestoredLayout() {
+        String other =
+                buildSideLayout == BuildSideLayout.MULTISET
+                        ? SingleRowBuildSideState.STATE_NAME
+                        : MultisetBuildSideState.STATE_NAME;
+        if (hasKeys(other)) {
+            throw new IllegalStateException(
+                    "The LATERAL SNAPSHOT join cannot restore its build side: the savepoint keeps"
+                            + " it in state '"
+                            + other
+                            + "', but this job keeps it as "
+                            + buildSideLayout
+                            + " in state '"
+                            + buildSide.stateName()
+                            + "'. This happens when a unique key of the build input changed."
+                            + " Restore with the build input of the job that took the savepoint.");
+        }
+    }
+
+    // ---- phases ----
+
+    private void scheduleIdleCheck(long time) {
+        idleCheckScheduled = true;
+        getProcessingTimeService().registerTimer(time, this::checkBuildIdle);
+    }
+
+    private void checkBuildIdle(long now) throws Exception {
+        idleCheckScheduled = false;
+        if (joinPhase) {
+            return;
+        }
+        long due = lastBuildWatermarkAdvance + loadCompletedIdleTimeout;
+        if (now >= due) {
+            flipToJoinPhase(
+                    "the build watermark did not advance for "
+                            + loadCompletedIdleTimeout
+                            + " ms");
+        } else {
+            scheduleIdleCheck(due);
+        }
+    }
+
+    private void flipToJoinPhase(String reason) throws Exception {
+        joinPhase = true;
+        phaseState.update(Collections.singletonList(JOIN_PHASE));
+        loadPhaseDuration = getProcessingTimeService().getCurrentProcessingTime() - startTime;
+        if (ttlClock != null) {
+            for (Object key : keysOf(buildSide.stateName())) {
+                setCurrentKey(key);
+                ttlClock.start();
+            }
+        }
+        long joined = joinBufferedProbeRows();
+        probeRowsBuffered = 0;
+        LOG.info(
+                "LATERAL SNAPSHOT join switches to the join phase after {} ms because {}; joined {}"
+                        + " buffered probe rows. Build watermark {}, probe watermark {}.",
+                loadPhaseDuration,
+                reason,
+                joined,
+                buildWatermark,
+                probeWatermark);
+        if (probeWatermark != Long.MIN_VALUE) {
+            output.emitWatermark(new Watermark(probeWatermark));
+        }
+        if (probeIdle) {
+            output.emitWatermarkStatus(WatermarkStatus.IDLE);
+        }
+    }
+
+    private void drainRestoredProbeRows() throws Exception {
+        if (!restoredProbeRowsToDrain) {
+            return;
+        }
+        restoredProbeRowsToDrain = false;
+        // The subtask that had flipped had seen this build watermark, and every subtask gets the
+        // same one from the build input: the changes it releases here are part of the loaded
+        // build side that a flip would have joined these rows against.
+        if (restoredBuildWatermark > buildWatermark) {
+            timeServiceManager.advanceWatermark(new Watermark(restoredBuildWatermark));
+        }
+        long joined = joinBufferedProbeRows();
+        LOG.info(
+                "LATERAL SNAPSHOT join restored in the join phase; joined {} probe rows that a"
+                        + " loading subtask had buffered.",
+                joined);
+    }
+
+    /** Joins and emits every buffered probe row of every key, then clears the buffers. */
+    private long joinBufferedProbeRows() throws Exception {
+        long joined = 0;
+        for (Object key : keysOf(ProbeBuffer.ROWS_STATE)) {
+            setCurrentKey(key);
+            for (RowData row : probeBuffer.rows()) {
+                joinProbeRow(row);
+                joined++;
+            }
+            probeBuffer.clear();
+        }
+        return joined;
+    }
+
     // ---- probe side ----
 
     @Override
@@ -457,6 +560,20 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
                 drainRestoredProbeRows();
             }
             output.emitWatermark(mark);
+        }
+    }
+
+    @Override
+    protected void processWatermarkStatus(WatermarkStatus status, int inputIndex)
+            throws Exception {
+        // The output follows the probe side only; the build side's status does not reach it.
+        if (inputIndex == 0 && probeIdle != status.isIdle()) {
+            probeIdle = status.isIdle();
+            // In the load phase the output holds its watermark back and stays active: an idle
+            // output would drop the watermark released at the flip. The flip passes IDLE on.
+            if (joinPhase) {
+                output.emitWatermarkStatus(status);
+            }
         }
     }
 
@@ -550,20 +667,6 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
         }
     }
 
-    @Override
-    protected void processWatermarkStatus(WatermarkStatus status, int inputIndex)
-            throws Exception {
-        // The output follows the probe side only; the build side's status does not reach it.
-        if (inputIndex == 0 && probeIdle != status.isIdle()) {
-            probeIdle = status.isIdle();
-            // In the load phase the output holds its watermark back and stays active: an idle
-            // output would drop the watermark released at the flip. The flip passes IDLE on.
-            if (joinPhase) {
-                output.emitWatermarkStatus(status);
-            }
-        }
-    }
-
     private long timeOf(RowData change) {
         return change.getTimestamp(buildTimeIndex, buildTimePrecision).getMillisecond();
     }
@@ -603,34 +706,6 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
         buildChangeTimers.registerEventTimeTimer(time, releaseAt);
     }
 
-    /** Applies the build changes of the current key that a watermark released at a time. */
-    private final class BuildChangeTrigger implements Triggerable<Object, Long> {
-
-        @Override
-        public void onEventTime(InternalTimer<Object, Long> timer) throws Exception {
-            long time = timer.getNamespace();
-            pendingChanges.setCurrentNamespace(time);
-            Iterable<RowData> changes = pendingChanges.get();
-            if (changes != null) {
-                for (RowData change : changes) {
-                    apply(change);
-                }
-                pendingChanges.clear();
-            }
-            // A held -U whose +U has not come is applied alone, after the changes of its time,
-            // which arrived before it.
-            long watermark = timer.getTimestamp();
-            for (RowData updateBefore : heldUpdateBefores.takeReleased(time, watermark)) {
-                addPending(time, updateBefore);
-            }
-        }
-
-        @Override
-        public void onProcessingTime(InternalTimer<Object, Long> timer) {
-            throw new IllegalStateException("Build changes are only released by watermarks.");
-        }
-    }
-
     private void apply(RowData change) throws Exception {
         RowKind kind = change.getRowKind();
         change.setRowKind(RowKind.INSERT);
@@ -662,105 +737,35 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
         }
     }
 
-    // ---- phases ----
+    // ---- timers ----
 
-    private void scheduleIdleCheck(long time) {
-        idleCheckScheduled = true;
-        getProcessingTimeService().registerTimer(time, this::checkBuildIdle);
-    }
+    /** Applies the build changes of the current key that a watermark released at a time. */
+    private final class BuildChangeTrigger implements Triggerable<Object, Long> {
 
-    private void checkBuildIdle(long now) throws Exception {
-        idleCheckScheduled = false;
-        if (joinPhase) {
-            return;
-        }
-        long due = lastBuildWatermarkAdvance + loadCompletedIdleTimeout;
-        if (now >= due) {
-            flipToJoinPhase(
-                    "the build watermark did not advance for "
-                            + loadCompletedIdleTimeout
-                            + " ms");
-        } else {
-            scheduleIdleCheck(due);
-        }
-    }
-
-    private void flipToJoinPhase(String reason) throws Exception {
-        joinPhase = true;
-        phaseState.update(Collections.singletonList(JOIN_PHASE));
-        loadPhaseDuration = getProcessingTimeService().getCurrentProcessingTime() - startTime;
-        if (ttlClock != null) {
-            for (Object key : keysOf(buildSide.stateName())) {
-                setCurrentKey(key);
-                ttlClock.start();
+        @Override
+        public void onEventTime(InternalTimer<Object, Long> timer) throws Exception {
+            long time = timer.getNamespace();
+            pendingChanges.setCurrentNamespace(time);
+            Iterable<RowData> changes = pendingChanges.get();
+            if (changes != null) {
+                for (RowData change : changes) {
+                    apply(change);
+                }
+                pendingChanges.clear();
+            }
+            // A held -U whose +U has not come is applied alone, after the changes of its time,
+            // which arrived before it.
+            long watermark = timer.getTimestamp();
+            for (RowData updateBefore : heldUpdateBefores.takeReleased(time, watermark)) {
+                addPending(time, updateBefore);
             }
         }
-        long joined = joinBufferedProbeRows();
-        probeRowsBuffered = 0;
-        LOG.info(
-                "LATERAL SNAPSHOT join switches to the join phase after {} ms because {}; joined {}"
-                        + " buffered probe rows. Build watermark {}, probe watermark {}.",
-                loadPhaseDuration,
-                reason,
-                joined,
-                buildWatermark,
-                probeWatermark);
-        if (probeWatermark != Long.MIN_VALUE) {
-            output.emitWatermark(new Watermark(probeWatermark));
-        }
-        if (probeIdle) {
-            output.emitWatermarkStatus(WatermarkStatus.IDLE);
+
+        @Override
+        public void onProcessingTime(InternalTimer<Object, Long> timer) {
+            throw new IllegalStateException("Build changes are only released by watermarks.");
         }
     }
-
-    private void drainRestoredProbeRows() throws Exception {
-        if (!restoredProbeRowsToDrain) {
-            return;
-        }
-        restoredProbeRowsToDrain = false;
-        // The subtask that had flipped had seen this build watermark, and every subtask gets the
-        // same one from the build input: the changes it releases here are part of the loaded
-        // build side that a flip would have joined these rows against.
-        if (restoredBuildWatermark > buildWatermark) {
-            timeServiceManager.advanceWatermark(new Watermark(restoredBuildWatermark));
-        }
-        long joined = joinBufferedProbeRows();
-        LOG.info(
-                "LATERAL SNAPSHOT join restored in the join phase; joined {} probe rows that a"
-                        + " loading subtask had buffered.",
-                joined);
-    }
-
-    /** Joins and emits every buffered probe row of every key, then clears the buffers. */
-    private long joinBufferedProbeRows() throws Exception {
-        long joined = 0;
-        for (Object key : keysOf(ProbeBuffer.ROWS_STATE)) {
-            setCurrentKey(key);
-            for (RowData row : probeBuffer.rows()) {
-                joinProbeRow(row);
-                joined++;
-            }
-            probeBuffer.clear();
-        }
-        return joined;
-    }
-
-    private boolean hasKeys(String stateName) {
-        try (Stream<Object> keys =
-                getKeyedStateBackend().getKeys(stateName, VoidNamespace.INSTANCE)) {
-            return keys.findAny().isPresent();
-        }
-    }
-
-    /** The keys that have a value in a state, collected first so the state may change after. */
-    private List<Object> keysOf(String stateName) {
-        try (Stream<Object> keys =
-                getKeyedStateBackend().getKeys(stateName, VoidNamespace.INSTANCE)) {
-            return keys.collect(Collectors.toList());
-        }
-    }
-
-    // ---- state TTL ----
 
     /** Evicts the build rows of a key that no probe row accessed for the TTL. */
     private final class TtlTrigger implements Triggerable<Object, VoidNamespace> {
@@ -779,25 +784,20 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
         }
     }
 
-    // ---- restore checks ----
+    // ---- keyed state ----
 
-    /** Fails when the savepoint keeps the build side in the other layout than this job. */
-    private void checkRestoredLayout() {
-        String other =
-                buildSideLayout == BuildSideLayout.MULTISET
-                        ? SingleRowBuildSideState.STATE_NAME
-                        : MultisetBuildSideState.STATE_NAME;
-        if (hasKeys(other)) {
-            throw new IllegalStateException(
-                    "The LATERAL SNAPSHOT join cannot restore its build side: the savepoint keeps"
-                            + " it in state '"
-                            + other
-                            + "', but this job keeps it as "
-                            + buildSideLayout
-                            + " in state '"
-                            + buildSide.stateName()
-                            + "'. This happens when a unique key of the build input changed."
-                            + " Restore with the build input of the job that took the savepoint.");
+    private boolean hasKeys(String stateName) {
+        try (Stream<Object> keys =
+                getKeyedStateBackend().getKeys(stateName, VoidNamespace.INSTANCE)) {
+            return keys.findAny().isPresent();
+        }
+    }
+
+    /** The keys that have a value in a state, collected first so the state may change after. */
+    private List<Object> keysOf(String stateName) {
+        try (Stream<Object> keys =
+                getKeyedStateBackend().getKeys(stateName, VoidNamespace.INSTANCE)) {
+            return keys.collect(Collectors.toList());
         }
     }
 }
