@@ -16,10 +16,8 @@ package dev.lateralsnapshot.runtime.operators.join.snapshot;
 
 import org.apache.flink.api.common.functions.DefaultOpenContext;
 import org.apache.flink.api.common.state.KeyedStateStore;
-import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.OperatorStateStore;
-import org.apache.flink.api.common.typeutils.base.IntSerializer;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Gauge;
@@ -51,7 +49,6 @@ import org.slf4j.LoggerFactory;
 import javax.annotation.Nullable;
 
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.List;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -150,7 +147,6 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
 
     // ---- state names, frozen: savepoints depend on them ----
 
-    static final String PHASE_STATE = "phase";
     static final String MAX_BUILD_TIME_STATE = "max-build-time";
     static final String BUILD_WATERMARK_STATE = "build-watermark";
     static final String PENDING_BUILD_CHANGES_STATE = "pending-build-changes";
@@ -159,9 +155,6 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
 
     /** How long build rows may arrive without any build watermark before a warning is logged. */
     static final long MISSING_BUILD_WATERMARK_WARNING_DELAY = 60_000L;
-
-    static final int LOAD_PHASE = 0;
-    static final int JOIN_PHASE = 1;
 
     // ---- configuration ----
 
@@ -179,7 +172,7 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
 
     // ---- state ----
 
-    private transient ListState<Integer> phaseState;
+    private transient UnionPhaseState phaseState;
     private transient UnionLongState maxBuildTimeState;
     private transient UnionLongState buildWatermarkState;
     /** The highest build watermark any subtask had reached when the restored snapshot was taken. */
@@ -287,30 +280,20 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
     public void initializeState(StateInitializationContext context) throws Exception {
         super.initializeState(context);
         OperatorStateStore operatorState = context.getOperatorStateStore();
-        phaseState =
-                operatorState.getUnionListState(
-                        new ListStateDescriptor<>(PHASE_STATE, IntSerializer.INSTANCE));
+        phaseState = new UnionPhaseState(operatorState);
         restored = context.isRestored();
-        boolean anyJoin = false;
-        boolean anyLoad = false;
-        if (restored) {
-            for (Integer phase : phaseState.get()) {
-                anyJoin |= phase == JOIN_PHASE;
-                anyLoad |= phase == LOAD_PHASE;
-            }
-        }
         // Subtasks differ in phase only around the flip, which all of them reach from the same
         // build watermark. Going back to loading could wait forever for a watermark that was
         // already seen, so the join phase wins and the rows buffered by a loading subtask are
         // joined right after the restore.
-        joinPhase = anyJoin;
+        joinPhase = phaseState.restoredAnyJoinPhase();
         maxBuildTimeState = new UnionLongState(operatorState, MAX_BUILD_TIME_STATE);
         maxBuildTime = maxBuildTimeState.max(Long.MIN_VALUE);
         buildWatermarkState = new UnionLongState(operatorState, BUILD_WATERMARK_STATE);
         restoredBuildWatermark = buildWatermarkState.max(Long.MIN_VALUE);
         probeBuffer = new ProbeBuffer(operatorState);
-        restoredFromLoadingSubtask = anyJoin && anyLoad;
-        phaseState.update(Collections.singletonList(joinPhase ? JOIN_PHASE : LOAD_PHASE));
+        restoredFromLoadingSubtask = phaseState.restoredBothPhases();
+        phaseState.update(joinPhase);
 
         if (stateTtl > 0) {
             ttlClock = new StateTtlClock(stateTtl, operatorState, getProcessingTimeService());
@@ -418,7 +401,10 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
     }
 
     private void registerMetrics(MetricGroup group) {
-        group.gauge(CURRENT_PHASE, (Gauge<Integer>) () -> joinPhase ? JOIN_PHASE : LOAD_PHASE);
+        group.gauge(
+                CURRENT_PHASE,
+                (Gauge<Integer>)
+                        () -> joinPhase ? UnionPhaseState.JOIN_PHASE : UnionPhaseState.LOAD_PHASE);
         group.gauge(NUM_PROBE_SIDE_RECORDS_BUFFERED, (Gauge<Long>) () -> probeRowsBuffered);
         unmatchedBuildRetractions = group.counter(NUM_UNMATCHED_BUILD_RETRACTIONS);
         stateTtlEvictions = group.counter(NUM_STATE_TTL_EVICTIONS);
@@ -481,7 +467,7 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
 
     private void flipToJoinPhase(String reason) throws Exception {
         joinPhase = true;
-        phaseState.update(Collections.singletonList(JOIN_PHASE));
+        phaseState.update(joinPhase);
         loadPhaseDuration = getProcessingTimeService().getCurrentProcessingTime() - startTime;
         if (ttlClock != null) {
             for (Object key : keysOf(buildSide.stateName())) {
