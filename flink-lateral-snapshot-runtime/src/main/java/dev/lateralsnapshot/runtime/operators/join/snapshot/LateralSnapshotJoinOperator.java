@@ -93,12 +93,13 @@ import static org.apache.flink.util.Preconditions.checkNotNull;
  * forwarded; neither is the build side's watermark status.
  *
  * <p><b>State.</b> Keyed by the equality keys (one empty key without equality predicate): the
- * build rows ({@link BuildSideLayout}), the pending build changes, held -U rows, the buffered
- * probe rows, and with a state TTL the time of the last probe access. The phase is union operator
- * state: after a restore a subtask is in the join phase when any subtask was, and then joins the
- * probe rows it restored from a subtask that was still loading, once it has applied the build
- * changes up to the highest build watermark of the snapshot. State TTL evicts, in the join
- * phase only, all build rows of a key that no probe row has accessed for the TTL.
+ * build rows ({@link BuildSideLayout}), the pending build changes, held -U rows ({@link
+ * HeldUpdateBefores}), the buffered probe rows ({@link ProbeBuffer}), and with a state TTL the
+ * time of the last probe access ({@link StateTtlClock}). The phase is union operator state: after
+ * a restore a subtask is in the join phase when any subtask was, and then joins the probe rows it
+ * restored from a subtask that was still loading, once it has applied the build changes up to the
+ * highest build watermark of the snapshot. State TTL evicts, in the join phase only, all build
+ * rows of a key that no probe row has accessed for the TTL.
  */
 public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
         implements TwoInputStreamOperator<RowData, RowData, RowData> {
@@ -146,6 +147,7 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
     public static final String LOAD_PHASE_DURATION = "loadPhaseDurationMs";
 
     // ---- state names, frozen: savepoints depend on them ----
+    // The build rows, held -U rows, probe buffer, TTL clock and phase are named by their classes.
 
     static final String MAX_BUILD_TIME_STATE = "max-build-time";
     static final String BUILD_WATERMARK_STATE = "build-watermark";
