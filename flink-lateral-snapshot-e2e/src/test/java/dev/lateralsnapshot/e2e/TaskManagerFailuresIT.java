@@ -14,8 +14,8 @@
 
 package dev.lateralsnapshot.e2e;
 
-import dev.lateralsnapshot.tests.reliability.VersionedBuildSide;
-import dev.lateralsnapshot.tests.runtime.Directories;
+import dev.lateralsnapshot.testutils.connectors.Directories;
+import dev.lateralsnapshot.testutils.tables.VersionedBuildSide;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -33,12 +33,12 @@ import java.util.Map;
 import static dev.lateralsnapshot.e2e.ReleaseTestingPlanTestBase.BUILD_WATERMARK;
 import static dev.lateralsnapshot.e2e.ReleaseTestingPlanTestBase.CURRENT_PHASE;
 import static dev.lateralsnapshot.e2e.ReleaseTestingPlanTestBase.PROBE_BUFFERED;
-import static dev.lateralsnapshot.tests.reliability.VersionedBuildSide.KEYS;
-import static dev.lateralsnapshot.tests.reliability.VersionedBuildSide.assertExactlyOnceAndNoHalfAppliedUpdate;
-import static dev.lateralsnapshot.tests.reliability.VersionedBuildSide.flipFile;
-import static dev.lateralsnapshot.tests.reliability.VersionedBuildSide.query;
-import static dev.lateralsnapshot.tests.reliability.VersionedBuildSide.versionFile;
-import static dev.lateralsnapshot.tests.reliability.VersionedBuildSide.watermarkAfter;
+import static dev.lateralsnapshot.testutils.tables.VersionedBuildSide.KEYS;
+import static dev.lateralsnapshot.testutils.tables.VersionedBuildSide.assertExactlyOnceAndNoHalfAppliedUpdate;
+import static dev.lateralsnapshot.testutils.tables.VersionedBuildSide.flipFile;
+import static dev.lateralsnapshot.testutils.tables.VersionedBuildSide.query;
+import static dev.lateralsnapshot.testutils.tables.VersionedBuildSide.versionFile;
+import static dev.lateralsnapshot.testutils.tables.VersionedBuildSide.watermarkAfter;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**

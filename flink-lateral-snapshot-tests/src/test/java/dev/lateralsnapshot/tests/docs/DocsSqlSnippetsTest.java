@@ -14,9 +14,8 @@
 
 package dev.lateralsnapshot.tests.docs;
 
-import dev.lateralsnapshot.tests.runtime.MiniClusterTestBase;
+import dev.lateralsnapshot.testutils.environments.MiniClusters;
 
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 
 import org.junit.jupiter.api.Test;
@@ -51,15 +50,7 @@ class DocsSqlSnippetsTest {
     private static final int SLOTS = 4;
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER =
-            new MiniClusterExtension(
-                    () ->
-                            new MiniClusterResourceConfiguration.Builder()
-                                    .setConfiguration(
-                                            MiniClusterTestBase.clusterConfiguration())
-                                    .setNumberTaskManagers(1)
-                                    .setNumberSlotsPerTaskManager(SLOTS)
-                                    .build());
+    static final MiniClusterExtension MINI_CLUSTER = MiniClusters.extension(SLOTS);
 
     @TempDir Path directory;
 

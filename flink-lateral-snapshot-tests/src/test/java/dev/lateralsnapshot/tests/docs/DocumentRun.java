@@ -19,8 +19,8 @@ import dev.lateralsnapshot.tests.docs.MarkdownSnippets.Mkdir;
 import dev.lateralsnapshot.tests.docs.MarkdownSnippets.Output;
 import dev.lateralsnapshot.tests.docs.MarkdownSnippets.Snippet;
 import dev.lateralsnapshot.tests.docs.MarkdownSnippets.Statement;
-import dev.lateralsnapshot.tests.metrics.JoinMetricsReporter;
 import dev.lateralsnapshot.tests.runtime.Await;
+import dev.lateralsnapshot.testutils.metrics.JoinMetricsReporter;
 
 import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.configuration.Configuration;

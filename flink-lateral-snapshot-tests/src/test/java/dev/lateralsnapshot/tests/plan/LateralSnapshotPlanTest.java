@@ -15,7 +15,7 @@
 package dev.lateralsnapshot.tests.plan;
 
 import dev.lateralsnapshot.LateralSnapshot;
-import dev.lateralsnapshot.tests.SeedTables;
+import dev.lateralsnapshot.testutils.tables.RatesAndOrders;
 
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.ExplainDetail;
@@ -409,19 +409,19 @@ class LateralSnapshotPlanTest {
         LateralSnapshot.install(env);
         env.executeSql(
                 "CREATE TABLE rates ("
-                        + SeedTables.RATES_COLUMNS
+                        + RatesAndOrders.RATES_COLUMNS
                         + ") WITH ("
                         + filesystem("debezium-json")
                         + ")");
         env.executeSql(
                 "CREATE TABLE rates_pk ("
-                        + SeedTables.RATES_COLUMNS
+                        + RatesAndOrders.RATES_COLUMNS
                         + ", PRIMARY KEY (currency) NOT ENFORCED) WITH ("
                         + filesystem("debezium-json")
                         + ")");
         env.executeSql(
                 "CREATE TABLE orders ("
-                        + SeedTables.ORDERS_COLUMNS
+                        + RatesAndOrders.ORDERS_COLUMNS
                         + ") WITH ('connector' = 'datagen', 'rows-per-second' = '1',"
                         + " 'fields.order_id.kind' = 'sequence', 'fields.order_id.start' = '1',"
                         + " 'fields.order_id.end' = '100000')");

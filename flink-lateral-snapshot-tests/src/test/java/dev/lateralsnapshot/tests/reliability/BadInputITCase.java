@@ -14,11 +14,11 @@
 
 package dev.lateralsnapshot.tests.reliability;
 
-import dev.lateralsnapshot.tests.SeedTables;
-import dev.lateralsnapshot.tests.metrics.JoinMetrics;
-import dev.lateralsnapshot.tests.runtime.Directories;
 import dev.lateralsnapshot.tests.runtime.MiniClusterTestBase;
-import dev.lateralsnapshot.tests.runtime.StateBackendKind;
+import dev.lateralsnapshot.testutils.connectors.Directories;
+import dev.lateralsnapshot.testutils.environments.StateBackendKind;
+import dev.lateralsnapshot.testutils.metrics.JoinMetrics;
+import dev.lateralsnapshot.testutils.tables.RatesAndOrders;
 
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.types.Row;
@@ -33,17 +33,17 @@ import java.nio.file.Path;
 import java.time.LocalDateTime;
 import java.util.List;
 
-import static dev.lateralsnapshot.tests.metrics.JoinMetrics.CURRENT_BUILD_SIDE_WATERMARK;
-import static dev.lateralsnapshot.tests.metrics.JoinMetrics.CURRENT_PHASE;
-import static dev.lateralsnapshot.tests.metrics.JoinMetrics.CURRENT_PROBE_SIDE_WATERMARK;
-import static dev.lateralsnapshot.tests.metrics.JoinMetrics.NUM_PROBE_SIDE_RECORDS_BUFFERED;
-import static dev.lateralsnapshot.tests.metrics.JoinMetrics.NUM_UNMATCHED_BUILD_RETRACTIONS;
-import static dev.lateralsnapshot.tests.metrics.JoinMetrics.NUM_UNMATCHED_PROBE_RECORDS;
 import static dev.lateralsnapshot.tests.reliability.ControlledJob.delete;
 import static dev.lateralsnapshot.tests.reliability.ControlledJob.insert;
 import static dev.lateralsnapshot.tests.reliability.ControlledJob.millis;
 import static dev.lateralsnapshot.tests.reliability.ControlledJob.updateAfter;
 import static dev.lateralsnapshot.tests.reliability.ControlledJob.updateBefore;
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.CURRENT_BUILD_SIDE_WATERMARK;
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.CURRENT_PHASE;
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.CURRENT_PROBE_SIDE_WATERMARK;
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.NUM_PROBE_SIDE_RECORDS_BUFFERED;
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.NUM_UNMATCHED_BUILD_RETRACTIONS;
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.NUM_UNMATCHED_PROBE_RECORDS;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -63,7 +63,7 @@ class BadInputITCase extends MiniClusterTestBase {
 
     /** The build side of the tests fed through a channel: its watermark is its latest row time. */
     private static final String RATES =
-            "CREATE TABLE rates (" + SeedTables.RATES_COLUMNS + ") WITH (";
+            "CREATE TABLE rates (" + RatesAndOrders.RATES_COLUMNS + ") WITH (";
 
     /** Orders whose currency the test chooses. */
     private static final String ORDERS =
@@ -468,7 +468,7 @@ class BadInputITCase extends MiniClusterTestBase {
         job.env()
                 .executeSql(
                         "CREATE TABLE rates ("
-                                + SeedTables.RATES_COLUMNS
+                                + RatesAndOrders.RATES_COLUMNS
                                 + ") WITH ("
                                 + "'connector' = 'filesystem', 'path' = '"
                                 + build.toUri()

@@ -15,7 +15,7 @@
 package dev.lateralsnapshot.tests.reliability;
 
 import dev.lateralsnapshot.tests.runtime.MiniClusterTestBase;
-import dev.lateralsnapshot.tests.runtime.StateBackendKind;
+import dev.lateralsnapshot.testutils.environments.StateBackendKind;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;

@@ -14,12 +14,12 @@
 
 package dev.lateralsnapshot.tests.reliability;
 
-import dev.lateralsnapshot.tests.connectors.CollectedRows;
-import dev.lateralsnapshot.tests.connectors.ProbeChannel;
-import dev.lateralsnapshot.tests.metrics.JoinMetrics;
 import dev.lateralsnapshot.tests.runtime.Await;
 import dev.lateralsnapshot.tests.runtime.MiniClusterTestBase;
-import dev.lateralsnapshot.tests.runtime.StateBackendKind;
+import dev.lateralsnapshot.testutils.connectors.CollectedRows;
+import dev.lateralsnapshot.testutils.connectors.ProbeChannel;
+import dev.lateralsnapshot.testutils.environments.StateBackendKind;
+import dev.lateralsnapshot.testutils.metrics.JoinMetrics;
 
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.table.api.TableEnvironment;
@@ -32,7 +32,7 @@ import java.time.ZoneOffset;
 import java.util.List;
 import java.util.stream.LongStream;
 
-import static dev.lateralsnapshot.tests.metrics.JoinMetrics.CURRENT_BUILD_SIDE_WATERMARK;
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.CURRENT_BUILD_SIDE_WATERMARK;
 import static org.apache.flink.util.Preconditions.checkState;
 
 /**

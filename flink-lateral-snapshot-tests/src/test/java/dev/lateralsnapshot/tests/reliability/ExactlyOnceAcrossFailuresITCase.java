@@ -14,11 +14,12 @@
 
 package dev.lateralsnapshot.tests.reliability;
 
-import dev.lateralsnapshot.tests.connectors.SequenceGate;
 import dev.lateralsnapshot.tests.runtime.Await;
-import dev.lateralsnapshot.tests.runtime.Directories;
 import dev.lateralsnapshot.tests.runtime.MiniClusterTestBase;
-import dev.lateralsnapshot.tests.runtime.StateBackendKind;
+import dev.lateralsnapshot.testutils.connectors.Directories;
+import dev.lateralsnapshot.testutils.connectors.SequenceGate;
+import dev.lateralsnapshot.testutils.environments.StateBackendKind;
+import dev.lateralsnapshot.testutils.tables.VersionedBuildSide;
 
 import org.apache.flink.table.api.TableEnvironment;
 
@@ -28,13 +29,13 @@ import org.junit.jupiter.params.provider.EnumSource;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
-import static dev.lateralsnapshot.tests.metrics.JoinMetrics.CURRENT_BUILD_SIDE_WATERMARK;
-import static dev.lateralsnapshot.tests.metrics.JoinMetrics.CURRENT_PHASE;
-import static dev.lateralsnapshot.tests.reliability.VersionedBuildSide.KEYS;
-import static dev.lateralsnapshot.tests.reliability.VersionedBuildSide.assertExactlyOnceAndNoHalfAppliedUpdate;
-import static dev.lateralsnapshot.tests.reliability.VersionedBuildSide.flipFile;
-import static dev.lateralsnapshot.tests.reliability.VersionedBuildSide.versionFile;
-import static dev.lateralsnapshot.tests.reliability.VersionedBuildSide.watermarkAfter;
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.CURRENT_BUILD_SIDE_WATERMARK;
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.CURRENT_PHASE;
+import static dev.lateralsnapshot.testutils.tables.VersionedBuildSide.KEYS;
+import static dev.lateralsnapshot.testutils.tables.VersionedBuildSide.assertExactlyOnceAndNoHalfAppliedUpdate;
+import static dev.lateralsnapshot.testutils.tables.VersionedBuildSide.flipFile;
+import static dev.lateralsnapshot.testutils.tables.VersionedBuildSide.versionFile;
+import static dev.lateralsnapshot.testutils.tables.VersionedBuildSide.watermarkAfter;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**

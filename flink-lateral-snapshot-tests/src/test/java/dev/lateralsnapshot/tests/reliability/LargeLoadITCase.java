@@ -14,12 +14,12 @@
 
 package dev.lateralsnapshot.tests.reliability;
 
-import dev.lateralsnapshot.tests.SeedTables;
-import dev.lateralsnapshot.tests.connectors.SequenceGate;
 import dev.lateralsnapshot.tests.runtime.Await;
-import dev.lateralsnapshot.tests.runtime.Directories;
 import dev.lateralsnapshot.tests.runtime.MiniClusterTestBase;
-import dev.lateralsnapshot.tests.runtime.StateBackendKind;
+import dev.lateralsnapshot.testutils.connectors.Directories;
+import dev.lateralsnapshot.testutils.connectors.SequenceGate;
+import dev.lateralsnapshot.testutils.environments.StateBackendKind;
+import dev.lateralsnapshot.testutils.tables.RatesAndOrders;
 
 import org.apache.flink.table.api.TableEnvironment;
 
@@ -50,9 +50,9 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
-import static dev.lateralsnapshot.tests.metrics.JoinMetrics.CURRENT_PHASE;
-import static dev.lateralsnapshot.tests.metrics.JoinMetrics.NUM_PROBE_SIDE_RECORDS_BUFFERED;
 import static dev.lateralsnapshot.tests.reliability.ControlledJob.insert;
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.CURRENT_PHASE;
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.NUM_PROBE_SIDE_RECORDS_BUFFERED;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -113,7 +113,7 @@ class LargeLoadITCase extends MiniClusterTestBase {
                             + "')");
             env.executeSql(
                     "CREATE TABLE rates ("
-                            + SeedTables.RATES_COLUMNS
+                            + RatesAndOrders.RATES_COLUMNS
                             + ") WITH ("
                             + job.ratesOptions()
                             + ")");

@@ -14,9 +14,9 @@
 
 package dev.lateralsnapshot.tests.reliability;
 
-import dev.lateralsnapshot.tests.metrics.JoinMetrics;
-import dev.lateralsnapshot.tests.metrics.JoinMetricsReporter;
 import dev.lateralsnapshot.tests.runtime.Await;
+import dev.lateralsnapshot.testutils.metrics.JoinMetrics;
+import dev.lateralsnapshot.testutils.metrics.JoinMetricsReporter;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;

@@ -14,8 +14,8 @@
 
 package dev.lateralsnapshot.tests.reliability;
 
-import dev.lateralsnapshot.tests.SeedTables;
-import dev.lateralsnapshot.tests.runtime.StateBackendKind;
+import dev.lateralsnapshot.testutils.environments.StateBackendKind;
+import dev.lateralsnapshot.testutils.tables.RatesAndOrders;
 
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.table.api.TableEnvironment;
@@ -97,7 +97,7 @@ final class SavepointJob {
             }
             env.executeSql(
                     "CREATE TABLE orders ("
-                            + SeedTables.ORDERS_COLUMNS
+                            + RatesAndOrders.ORDERS_COLUMNS
                             + ") WITH ("
                             + job.ordersOptions()
                             + ")");

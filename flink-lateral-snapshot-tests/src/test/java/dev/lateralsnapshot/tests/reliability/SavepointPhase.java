@@ -14,21 +14,21 @@
 
 package dev.lateralsnapshot.tests.reliability;
 
-import dev.lateralsnapshot.tests.metrics.JoinMetrics;
+import dev.lateralsnapshot.testutils.metrics.JoinMetrics;
 
 import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-import static dev.lateralsnapshot.tests.metrics.JoinMetrics.CURRENT_BUILD_SIDE_WATERMARK;
-import static dev.lateralsnapshot.tests.metrics.JoinMetrics.CURRENT_PHASE;
-import static dev.lateralsnapshot.tests.metrics.JoinMetrics.NUM_PROBE_SIDE_RECORDS_BUFFERED;
-import static dev.lateralsnapshot.tests.metrics.JoinMetrics.NUM_UNMATCHED_PROBE_RECORDS;
 import static dev.lateralsnapshot.tests.reliability.ControlledJob.insert;
 import static dev.lateralsnapshot.tests.reliability.ControlledJob.updateAfter;
 import static dev.lateralsnapshot.tests.reliability.ControlledJob.updateBefore;
 import static dev.lateralsnapshot.tests.reliability.SavepointJob.watermarkAfter;
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.CURRENT_BUILD_SIDE_WATERMARK;
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.CURRENT_PHASE;
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.NUM_PROBE_SIDE_RECORDS_BUFFERED;
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.NUM_UNMATCHED_PROBE_RECORDS;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**

@@ -15,20 +15,20 @@
 package dev.lateralsnapshot.tests.reliability;
 
 import dev.lateralsnapshot.tests.runtime.MiniClusterTestBase;
-import dev.lateralsnapshot.tests.runtime.StateBackendKind;
+import dev.lateralsnapshot.testutils.environments.StateBackendKind;
 
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 import java.util.List;
 
-import static dev.lateralsnapshot.tests.metrics.JoinMetrics.CURRENT_PHASE;
 import static dev.lateralsnapshot.tests.reliability.ControlledJob.insert;
 import static dev.lateralsnapshot.tests.reliability.ControlledJob.millis;
 import static dev.lateralsnapshot.tests.reliability.ControlledJob.updateAfter;
 import static dev.lateralsnapshot.tests.reliability.ControlledJob.updateBefore;
 import static dev.lateralsnapshot.tests.reliability.SavepointPhase.day1;
 import static dev.lateralsnapshot.tests.reliability.SavepointPhase.day2;
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.CURRENT_PHASE;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**

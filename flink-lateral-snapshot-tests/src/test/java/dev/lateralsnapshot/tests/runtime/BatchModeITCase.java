@@ -15,6 +15,7 @@
 package dev.lateralsnapshot.tests.runtime;
 
 import dev.lateralsnapshot.LateralSnapshot;
+import dev.lateralsnapshot.testutils.environments.StateBackendKind;
 
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;

@@ -14,14 +14,16 @@
 
 package dev.lateralsnapshot.tests.runtime;
 
+import dev.lateralsnapshot.testutils.environments.StateBackendKind;
+
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 import java.util.Map;
 
-import static dev.lateralsnapshot.tests.metrics.JoinMetrics.AVG_JOIN_FAN_OUT;
-import static dev.lateralsnapshot.tests.metrics.JoinMetrics.CURRENT_PHASE;
-import static dev.lateralsnapshot.tests.metrics.JoinMetrics.MAX_JOIN_FAN_OUT;
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.AVG_JOIN_FAN_OUT;
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.CURRENT_PHASE;
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.MAX_JOIN_FAN_OUT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 

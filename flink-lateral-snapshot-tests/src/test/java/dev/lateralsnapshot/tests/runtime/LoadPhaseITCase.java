@@ -14,22 +14,23 @@
 
 package dev.lateralsnapshot.tests.runtime;
 
-import dev.lateralsnapshot.tests.metrics.JoinMetrics;
+import dev.lateralsnapshot.testutils.environments.StateBackendKind;
+import dev.lateralsnapshot.testutils.metrics.JoinMetrics;
 
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 import java.util.List;
 
-import static dev.lateralsnapshot.tests.metrics.JoinMetrics.CURRENT_BUILD_SIDE_WATERMARK;
-import static dev.lateralsnapshot.tests.metrics.JoinMetrics.CURRENT_PHASE;
-import static dev.lateralsnapshot.tests.metrics.JoinMetrics.CURRENT_PROBE_SIDE_WATERMARK;
-import static dev.lateralsnapshot.tests.metrics.JoinMetrics.MAX_JOIN_FAN_OUT;
-import static dev.lateralsnapshot.tests.metrics.JoinMetrics.NUM_PROBE_SIDE_RECORDS_BUFFERED;
-import static dev.lateralsnapshot.tests.metrics.JoinMetrics.NUM_UNMATCHED_PROBE_RECORDS;
 import static dev.lateralsnapshot.tests.runtime.StreamingScenario.WATERMARK_OF_001;
 import static dev.lateralsnapshot.tests.runtime.StreamingScenario.WATERMARK_OF_002;
 import static dev.lateralsnapshot.tests.runtime.StreamingScenario.onEverySubtask;
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.CURRENT_BUILD_SIDE_WATERMARK;
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.CURRENT_PHASE;
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.CURRENT_PROBE_SIDE_WATERMARK;
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.MAX_JOIN_FAN_OUT;
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.NUM_PROBE_SIDE_RECORDS_BUFFERED;
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.NUM_UNMATCHED_PROBE_RECORDS;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**

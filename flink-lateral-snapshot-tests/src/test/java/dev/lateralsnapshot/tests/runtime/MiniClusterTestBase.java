@@ -15,14 +15,11 @@
 package dev.lateralsnapshot.tests.runtime;
 
 import dev.lateralsnapshot.LateralSnapshot;
-import dev.lateralsnapshot.tests.metrics.JoinMetricsReporter;
+import dev.lateralsnapshot.testutils.environments.MiniClusters;
+import dev.lateralsnapshot.testutils.environments.StateBackendKind;
+import dev.lateralsnapshot.testutils.environments.TableEnvironments;
 
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.MemorySize;
-import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.runtime.minicluster.MiniCluster;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
-import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -42,13 +39,7 @@ public abstract class MiniClusterTestBase {
 
     @RegisterExtension
     static final MiniClusterExtension MINI_CLUSTER =
-            new MiniClusterExtension(
-                    () ->
-                            new MiniClusterResourceConfiguration.Builder()
-                                    .setConfiguration(clusterConfiguration())
-                                    .setNumberTaskManagers(1)
-                                    .setNumberSlotsPerTaskManager(StreamingScenario.PARALLELISM)
-                                    .build());
+            MiniClusters.extension(StreamingScenario.PARALLELISM);
 
     @TempDir protected Path directory;
 
@@ -75,26 +66,8 @@ public abstract class MiniClusterTestBase {
      */
     public static TableEnvironment streamingEnvironment(
             StateBackendKind backend, int parallelism) {
-        TableEnvironment env = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
-        env.getConfig().set("table.local-time-zone", "UTC");
-        env.getConfig().set("parallelism.default", String.valueOf(parallelism));
-        env.getConfig().set("state.backend.type", backend.type);
-        // A source subtask without rows sends no watermark and would hold the build watermark back
-        // for good: a filesystem source reads every file in one subtask, and a probe subtask may
-        // get no order. Flink 2.3 marks such a subtask idle only with this option, which the
-        // plan's exploratory section names too.
-        env.getConfig().set("table.exec.source.idle-timeout", "500 ms");
+        TableEnvironment env = TableEnvironments.streamingJobs(backend, parallelism);
         LateralSnapshot.install(env);
         return env;
-    }
-
-    /** The cluster's settings: little memory, and the reporter that keeps the join's metrics. */
-    public static Configuration clusterConfiguration() {
-        Configuration configuration = new Configuration();
-        configuration.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.ofMebiBytes(128));
-        configuration.set(TaskManagerOptions.NETWORK_MEMORY_MIN, MemorySize.ofMebiBytes(32));
-        configuration.set(TaskManagerOptions.NETWORK_MEMORY_MAX, MemorySize.ofMebiBytes(32));
-        JoinMetricsReporter.configure(configuration);
-        return configuration;
     }
 }

@@ -14,7 +14,8 @@
 
 package dev.lateralsnapshot.tests.runtime;
 
-import dev.lateralsnapshot.tests.metrics.JoinMetrics;
+import dev.lateralsnapshot.testutils.environments.StateBackendKind;
+import dev.lateralsnapshot.testutils.metrics.JoinMetrics;
 
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -23,10 +24,10 @@ import java.util.List;
 import java.util.stream.Collectors;
 import java.util.stream.LongStream;
 
-import static dev.lateralsnapshot.tests.metrics.JoinMetrics.CURRENT_BUILD_SIDE_WATERMARK;
-import static dev.lateralsnapshot.tests.metrics.JoinMetrics.CURRENT_PHASE;
-import static dev.lateralsnapshot.tests.metrics.JoinMetrics.NUM_STATE_TTL_EVICTIONS;
 import static dev.lateralsnapshot.tests.runtime.StreamingScenario.WATERMARK_OF_001;
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.CURRENT_BUILD_SIDE_WATERMARK;
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.CURRENT_PHASE;
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.NUM_STATE_TTL_EVICTIONS;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**

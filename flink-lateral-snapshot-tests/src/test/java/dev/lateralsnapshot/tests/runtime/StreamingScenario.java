@@ -14,11 +14,13 @@
 
 package dev.lateralsnapshot.tests.runtime;
 
-import dev.lateralsnapshot.tests.SeedTables;
-import dev.lateralsnapshot.tests.connectors.CollectedRows;
-import dev.lateralsnapshot.tests.connectors.ProbeChannel;
-import dev.lateralsnapshot.tests.metrics.JoinMetrics;
-import dev.lateralsnapshot.tests.metrics.JoinMetricsReporter;
+import dev.lateralsnapshot.testutils.connectors.CollectedRows;
+import dev.lateralsnapshot.testutils.connectors.Directories;
+import dev.lateralsnapshot.testutils.connectors.ProbeChannel;
+import dev.lateralsnapshot.testutils.environments.StateBackendKind;
+import dev.lateralsnapshot.testutils.metrics.JoinMetrics;
+import dev.lateralsnapshot.testutils.metrics.JoinMetricsReporter;
+import dev.lateralsnapshot.testutils.tables.RatesAndOrders;
 
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.execution.ExecutionState;
@@ -133,14 +135,14 @@ final class StreamingScenario implements AutoCloseable {
         TableEnvironment env = MiniClusterTestBase.streamingEnvironment(backend, PARALLELISM);
         env.executeSql(
                 "CREATE TABLE rates ("
-                        + SeedTables.RATES_COLUMNS
+                        + RatesAndOrders.RATES_COLUMNS
                         + ") WITH ('connector' = 'filesystem', 'path' = '"
                         + buildDirectory.toUri()
                         // The plan's 2 s, shortened: how soon a dropped file is read.
                         + "', 'format' = 'debezium-json', 'source.monitor-interval' = '100ms')");
         env.executeSql(
                 "CREATE TABLE orders ("
-                        + SeedTables.ORDERS_COLUMNS
+                        + RatesAndOrders.ORDERS_COLUMNS
                         + ") WITH ('connector' = 'test-probe', 'channel' = '"
                         + orders.id()
                         + "')");

@@ -14,13 +14,15 @@
 
 package dev.lateralsnapshot.tests.runtime;
 
+import dev.lateralsnapshot.testutils.environments.StateBackendKind;
+
 import org.junit.jupiter.api.Test;
 
 import java.util.Map;
 
-import static dev.lateralsnapshot.tests.metrics.JoinMetrics.CURRENT_PHASE;
-import static dev.lateralsnapshot.tests.metrics.JoinMetrics.MAX_JOIN_FAN_OUT;
-import static dev.lateralsnapshot.tests.metrics.JoinMetrics.NUM_UNMATCHED_PROBE_RECORDS;
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.CURRENT_PHASE;
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.MAX_JOIN_FAN_OUT;
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.NUM_UNMATCHED_PROBE_RECORDS;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**

@@ -12,7 +12,7 @@
  * limitations under the License.
  */
 
-package dev.lateralsnapshot.tests.reliability;
+package dev.lateralsnapshot.testutils.tables;
 
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;

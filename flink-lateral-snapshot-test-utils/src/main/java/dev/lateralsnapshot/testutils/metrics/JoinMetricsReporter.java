@@ -12,7 +12,7 @@
  * limitations under the License.
  */
 
-package dev.lateralsnapshot.tests.metrics;
+package dev.lateralsnapshot.testutils.metrics;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.configuration.Configuration;

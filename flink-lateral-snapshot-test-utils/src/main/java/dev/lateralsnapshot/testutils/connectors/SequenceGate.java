@@ -12,7 +12,7 @@
  * limitations under the License.
  */
 
-package dev.lateralsnapshot.tests.connectors;
+package dev.lateralsnapshot.testutils.connectors;
 
 import java.util.Map;
 import java.util.UUID;

@@ -12,7 +12,7 @@
  * limitations under the License.
  */
 
-package dev.lateralsnapshot.tests.runtime;
+package dev.lateralsnapshot.testutils.connectors;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -12,13 +12,14 @@
  * limitations under the License.
  */
 
-package dev.lateralsnapshot.tests;
+package dev.lateralsnapshot.testutils.tables;
 
 /**
- * The columns of the release-testing plan's tables (seed 004, section 0), for tests that give them
- * connectors of their own.
+ * The tables the examples of {@code docs/lateral-snapshot-join.md} enrich (section "Syntax"):
+ * {@code rates}, a changelog of exchange rates by currency, and {@code orders}, whose currency
+ * follows from the order id. Each test gives them the connector it needs.
  */
-public final class SeedTables {
+public final class RatesAndOrders {
 
     /** {@code rates}, the build side: a changelog whose watermark is its latest update time. */
     public static final String RATES_COLUMNS =
@@ -35,5 +36,5 @@ public final class SeedTables {
                     + " ts AS LOCALTIMESTAMP,"
                     + " WATERMARK FOR ts AS ts - INTERVAL '1' SECOND";
 
-    private SeedTables() {}
+    private RatesAndOrders() {}
 }

@@ -12,7 +12,7 @@
  * limitations under the License.
  */
 
-package dev.lateralsnapshot.tests.connectors;
+package dev.lateralsnapshot.testutils.connectors;
 
 import org.apache.flink.api.connector.source.Boundedness;
 import org.apache.flink.api.connector.source.ReaderOutput;
@@ -45,14 +45,14 @@ import static org.apache.flink.util.Preconditions.checkState;
  * adds the table's watermark after the scan, as it does for any source that does not take the
  * watermark itself.
  */
-final class ControlledProbeSource implements Source<RowData, ControlledProbeSource.NoSplit, Void> {
+final class ChannelSource implements Source<RowData, ChannelSource.NoSplit, Void> {
 
     private static final long serialVersionUID = 1L;
 
     private final String channelId;
     private final DataStructureConverter converter;
 
-    ControlledProbeSource(String channelId, DataStructureConverter converter) {
+    ChannelSource(String channelId, DataStructureConverter converter) {
         this.channelId = channelId;
         this.converter = converter;
     }

@@ -12,7 +12,7 @@
  * limitations under the License.
  */
 
-package dev.lateralsnapshot.tests.metrics;
+package dev.lateralsnapshot.testutils.metrics;
 
 import java.util.Map;
 import java.util.Set;

@@ -12,7 +12,7 @@
  * limitations under the License.
  */
 
-package dev.lateralsnapshot.tests.connectors;
+package dev.lateralsnapshot.testutils.connectors;
 
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
@@ -97,8 +97,8 @@ public final class ProbeTableFactory implements DynamicTableSourceFactory {
 
         @Override
         public ScanRuntimeProvider getScanRuntimeProvider(ScanContext context) {
-            ControlledProbeSource source =
-                    new ControlledProbeSource(
+            ChannelSource source =
+                    new ChannelSource(
                             channelId, context.createDataStructureConverter(physicalType));
             return changelog
                     ? SourceProvider.of(source)

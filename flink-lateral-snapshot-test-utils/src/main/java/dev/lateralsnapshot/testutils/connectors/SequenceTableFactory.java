@@ -12,7 +12,7 @@
  * limitations under the License.
  */
 
-package dev.lateralsnapshot.tests.connectors;
+package dev.lateralsnapshot.testutils.connectors;
 
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;

@@ -12,7 +12,7 @@
  * limitations under the License.
  */
 
-package dev.lateralsnapshot.tests.runtime;
+package dev.lateralsnapshot.testutils.environments;
 
 /** The keyed state backends every MiniCluster test runs on. */
 public enum StateBackendKind {
