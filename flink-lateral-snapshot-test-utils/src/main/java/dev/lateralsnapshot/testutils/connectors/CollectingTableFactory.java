@@ -46,6 +46,11 @@ public final class CollectingTableFactory implements DynamicTableSinkFactory {
                     .noDefaultValue()
                     .withDescription("Id of the CollectedRows that receive the rows.");
 
+    /** The options of a sink table whose rows the collection receives. */
+    public static String options(CollectedRows rows) {
+        return "'connector' = '" + IDENTIFIER + "', '" + SINK.key() + "' = '" + rows.id() + "'";
+    }
+
     @Override
     public String factoryIdentifier() {
         return IDENTIFIER;

@@ -31,6 +31,18 @@ public final class Directories {
     private Directories() {}
 
     /**
+     * The options of a filesystem table over a directory, in a format. Without {@code
+     * 'source.monitor-interval'} the source reads the files there once, and ends.
+     */
+    public static String filesystem(Path directory, String format) {
+        return "'connector' = 'filesystem', 'path' = '"
+                + directory.toUri()
+                + "', 'format' = '"
+                + format
+                + "'";
+    }
+
+    /**
      * Drops a file into a directory that a filesystem source monitors, atomically: the source skips
      * files whose name starts with a dot, so it never sees half a file.
      */

@@ -54,6 +54,22 @@ public final class ProbeTableFactory implements DynamicTableSourceFactory {
                     .defaultValue(false)
                     .withDescription("Whether the rows carry change kinds: +I, -U, +U, -D.");
 
+    /** The options of an append-only table that the channel feeds. */
+    public static String options(ProbeChannel channel) {
+        return "'connector' = '"
+                + IDENTIFIER
+                + "', '"
+                + CHANNEL.key()
+                + "' = '"
+                + channel.id()
+                + "'";
+    }
+
+    /** The options of a changelog table that the channel feeds, for a build side. */
+    public static String changelogOptions(ProbeChannel channel) {
+        return options(channel) + ", '" + CHANGELOG.key() + "' = 'true'";
+    }
+
     @Override
     public String factoryIdentifier() {
         return IDENTIFIER;

@@ -45,6 +45,11 @@ public final class SequenceTableFactory implements DynamicTableSourceFactory {
                     .noDefaultValue()
                     .withDescription("Id of the SequenceGate that releases the numbers.");
 
+    /** The options of a table whose numbers the gate releases. */
+    public static String options(SequenceGate gate) {
+        return "'connector' = '" + IDENTIFIER + "', '" + GATE.key() + "' = '" + gate.id() + "'";
+    }
+
     @Override
     public String factoryIdentifier() {
         return IDENTIFIER;

@@ -44,8 +44,8 @@ public final class TableEnvironments {
     }
 
     /**
-     * A streaming environment for jobs on a MiniCluster ({@link MiniClusters}) at a parallelism on a
-     * state backend, in UTC.
+     * A streaming environment for jobs on a MiniCluster ({@link MiniClusters}) at a parallelism on
+     * a state backend, in UTC.
      */
     public static TableEnvironment streamingJobs(StateBackendKind backend, int parallelism) {
         TableEnvironment env = streaming();

@@ -35,13 +35,21 @@ import static org.assertj.core.api.Assertions.assertThat;
  * applied without its +U shows as a NULL-padded row, a +U without its -U as two rows for one order.
  * Each version file ends with a row of {@link #DUMMY_KEY} that moves the build watermark past it.
  *
- * <p>The job reads the files as {@code versions (key_id INT, version_a BIGINT, version_b BIGINT,
- * update_time TIMESTAMP(3), WATERMARK FOR update_time AS update_time)} and writes {@code order_id,
- * key_id, version_a, version_b} as csv (see {@link #query}).
+ * <p>The job reads the files as {@code versions} ({@link #VERSIONS_COLUMNS}) and writes {@link
+ * #OUTPUT_COLUMNS} as csv (see {@link #query}).
  */
 public final class VersionedBuildSide {
 
     public static final int KEYS = 8;
+
+    /** The columns of {@code versions}, the build side, whose watermark is its latest row time. */
+    public static final String VERSIONS_COLUMNS =
+            "key_id INT, version_a BIGINT, version_b BIGINT,"
+                    + " update_time TIMESTAMP(3), WATERMARK FOR update_time AS update_time";
+
+    /** The columns of the sink of {@link #query}: the order and the build row it matched. */
+    public static final String OUTPUT_COLUMNS =
+            "order_id BIGINT, key_id INT, version_a BIGINT, version_b BIGINT";
 
     /** Key of the build row that every file ends with, to push the build watermark. */
     public static final int DUMMY_KEY = 999;
@@ -77,8 +85,7 @@ public final class VersionedBuildSide {
                 lines.add(insert(key, 0, versionTime(0)));
             } else {
                 lines.add(
-                        String.format(
-                                "{\"before\":%s,\"after\":%s,\"op\":\"u\"}",
+                        Debezium.update(
                                 row(key, version - 1, versionTime(version - 1)),
                                 row(key, version, versionTime(version))));
             }
@@ -153,8 +160,7 @@ public final class VersionedBuildSide {
     }
 
     private static String insert(int key, long version, LocalDateTime time) {
-        return String.format(
-                "{\"before\":null,\"after\":%s,\"op\":\"c\"}", row(key, version, time));
+        return Debezium.insert(row(key, version, time));
     }
 
     private static String row(int key, long version, LocalDateTime time) {

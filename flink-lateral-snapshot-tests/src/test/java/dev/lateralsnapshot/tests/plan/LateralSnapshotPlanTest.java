@@ -15,9 +15,9 @@
 package dev.lateralsnapshot.tests.plan;
 
 import dev.lateralsnapshot.LateralSnapshot;
-import dev.lateralsnapshot.testutils.tables.RatesAndOrders;
+import dev.lateralsnapshot.testutils.connectors.Directories;
+import dev.lateralsnapshot.testutils.environments.TableEnvironments;
 
-import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.ExplainDetail;
 import org.apache.flink.table.api.TableEnvironment;
 
@@ -31,6 +31,12 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Collectors;
 
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.BATCH_ORDERS_COLUMNS;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.BATCH_RATES_COLUMNS;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.ONE_ORDER_PER_SECOND;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.ORDERS_COLUMNS;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.RATES_COLUMNS;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.createTable;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -43,7 +49,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  *
  * <p>The tables are those of the release-testing plan (seed 004). Plans do not depend on the clock:
  * every streaming query fixes {@code load_completed_time}, whose default is the time of
- * compilation. Batch plans do not depend on file sizes: the sources report no statistics.
+ * compilation. Batch plans do not depend on file sizes: the sources report no statistics. Planning
+ * never reads the tables' files, and their directory is not in the plans.
  */
 class LateralSnapshotPlanTest {
 
@@ -404,27 +411,16 @@ class LateralSnapshotPlanTest {
     }
 
     private static TableEnvironment streamingEnvironment() {
-        TableEnvironment env = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
-        env.getConfig().set("table.local-time-zone", "UTC");
+        TableEnvironment env = TableEnvironments.streaming();
         LateralSnapshot.install(env);
+        String debezium = Directories.filesystem(directory, "debezium-json");
+        env.executeSql(createTable("rates", RATES_COLUMNS, debezium));
         env.executeSql(
-                "CREATE TABLE rates ("
-                        + RatesAndOrders.RATES_COLUMNS
-                        + ") WITH ("
-                        + filesystem("debezium-json")
-                        + ")");
-        env.executeSql(
-                "CREATE TABLE rates_pk ("
-                        + RatesAndOrders.RATES_COLUMNS
-                        + ", PRIMARY KEY (currency) NOT ENFORCED) WITH ("
-                        + filesystem("debezium-json")
-                        + ")");
-        env.executeSql(
-                "CREATE TABLE orders ("
-                        + RatesAndOrders.ORDERS_COLUMNS
-                        + ") WITH ('connector' = 'datagen', 'rows-per-second' = '1',"
-                        + " 'fields.order_id.kind' = 'sequence', 'fields.order_id.start' = '1',"
-                        + " 'fields.order_id.end' = '100000')");
+                createTable(
+                        "rates_pk",
+                        RATES_COLUMNS + ", PRIMARY KEY (currency) NOT ENFORCED",
+                        debezium));
+        env.executeSql(createTable("orders", ORDERS_COLUMNS, ONE_ORDER_PER_SECOND));
         env.executeSql(
                 "CREATE TABLE items (order_id BIGINT, item STRING, quantity INT)"
                         + " WITH ('connector' = 'datagen')");
@@ -436,7 +432,7 @@ class LateralSnapshotPlanTest {
                 "CREATE TABLE quotes (currency STRING, venue STRING, price DOUBLE,"
                         + " update_time TIMESTAMP(3), WATERMARK FOR update_time AS update_time"
                         + ") WITH ("
-                        + filesystem("debezium-json")
+                        + debezium
                         + ")");
         env.executeSql(
                 "CREATE TABLE trades (trade_id BIGINT, currency STRING, venue STRING,"
@@ -446,26 +442,12 @@ class LateralSnapshotPlanTest {
     }
 
     private static TableEnvironment batchEnvironment() {
-        TableEnvironment env = TableEnvironment.create(EnvironmentSettings.inBatchMode());
+        TableEnvironment env = TableEnvironments.batch();
         env.getConfig().set("table.optimizer.source.report-statistics-enabled", "false");
         LateralSnapshot.install(env);
-        env.executeSql(
-                "CREATE TABLE orders_b (order_id BIGINT, currency STRING) WITH ("
-                        + filesystem("csv")
-                        + ")");
-        env.executeSql(
-                "CREATE TABLE rates_b (currency STRING, rate DOUBLE) WITH ("
-                        + filesystem("csv")
-                        + ")");
+        String csv = Directories.filesystem(directory, "csv");
+        env.executeSql(createTable("orders_b", BATCH_ORDERS_COLUMNS, csv));
+        env.executeSql(createTable("rates_b", BATCH_RATES_COLUMNS, csv));
         return env;
-    }
-
-    /** A filesystem table; planning never reads it, and its path is not in the plan. */
-    private static String filesystem(String format) {
-        return "'connector' = 'filesystem', 'path' = '"
-                + directory.toUri()
-                + "', 'format' = '"
-                + format
-                + "'";
     }
 }

@@ -18,7 +18,7 @@ import dev.lateralsnapshot.tests.runtime.MiniClusterTestBase;
 import dev.lateralsnapshot.testutils.connectors.Directories;
 import dev.lateralsnapshot.testutils.environments.StateBackendKind;
 import dev.lateralsnapshot.testutils.metrics.JoinMetrics;
-import dev.lateralsnapshot.testutils.tables.RatesAndOrders;
+import dev.lateralsnapshot.testutils.tables.RateChanges;
 
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.types.Row;
@@ -44,6 +44,9 @@ import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.CURRENT_PROBE_SI
 import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.NUM_PROBE_SIDE_RECORDS_BUFFERED;
 import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.NUM_UNMATCHED_BUILD_RETRACTIONS;
 import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.NUM_UNMATCHED_PROBE_RECORDS;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.ORDERS_WITH_CURRENCY_COLUMNS;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.RATES_COLUMNS;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.createTable;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -60,15 +63,6 @@ class BadInputITCase extends MiniClusterTestBase {
 
     private static final LocalDateTime TEN = LocalDateTime.of(2026, 1, 1, 10, 0);
     private static final LocalDateTime NOON = LocalDateTime.of(2026, 1, 1, 12, 0);
-
-    /** The build side of the tests fed through a channel: its watermark is its latest row time. */
-    private static final String RATES =
-            "CREATE TABLE rates (" + RatesAndOrders.RATES_COLUMNS + ") WITH (";
-
-    /** Orders whose currency the test chooses. */
-    private static final String ORDERS =
-            "CREATE TABLE orders (order_id BIGINT, currency STRING, ts AS LOCALTIMESTAMP,"
-                    + " WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH (";
 
     /** A directory that the filesystem source reads files from as they come. */
     private static final String MONITORED = ", 'source.monitor-interval' = '100 ms'";
@@ -224,11 +218,7 @@ class BadInputITCase extends MiniClusterTestBase {
             job.submit(cluster(), LEFT_JOIN);
             job.emitOrders(Row.of(1L, "A"));
             Directories.writeAtomically(
-                    build,
-                    "001.json",
-                    List.of(
-                            "{\"before\":null,\"after\":{\"currency\":\"A\",\"rate\":1.0,"
-                                    + "\"update_time\":null},\"op\":\"c\"}"));
+                    build, "001.json", List.of(RateChanges.insert("A", 1.0, null)));
 
             assertThat(job.job().awaitTermination()).isEqualTo(JobStatus.FAILED);
             assertThat(
@@ -367,9 +357,7 @@ class BadInputITCase extends MiniClusterTestBase {
             Directories.writeAtomically(
                     build,
                     "001.json",
-                    List.of(
-                            "{\"before\":null,\"after\":{\"currency\":\"A\",\"rate\":1.0,"
-                                    + "\"update_time\":\"2026-01-01 10:00:00\"},\"op\":\"c\"}"));
+                    List.of(RateChanges.insert("A", 1.0, "2026-01-01 10:00:00")));
             assertThat(job.awaitOutput(3))
                     .containsExactlyInAnyOrder("+I[1, 1.0]", "+I[2, null]", "+I[3, 1.0]");
         }
@@ -449,8 +437,11 @@ class BadInputITCase extends MiniClusterTestBase {
     private ControlledJob startChannelJob() throws Exception {
         ControlledJob job = ControlledJob.prepare(StateBackendKind.HEAP, 2);
         try {
-            job.env().executeSql(ORDERS + job.ordersOptions() + ")");
-            job.env().executeSql(RATES + job.ratesOptions() + ")");
+            job.env()
+                    .executeSql(
+                            createTable(
+                                    "orders", ORDERS_WITH_CURRENCY_COLUMNS, job.ordersOptions()));
+            job.env().executeSql(createTable("rates", RATES_COLUMNS, job.ratesOptions()));
             createSink(job);
             return job.submit(cluster(), LEFT_JOIN);
         } catch (Exception | AssertionError e) {
@@ -464,37 +455,30 @@ class BadInputITCase extends MiniClusterTestBase {
      * rates table follow a comma each.
      */
     private static void createFileTables(ControlledJob job, Path build, String moreOptions) {
-        job.env().executeSql(ORDERS + job.ordersOptions() + ")");
         job.env()
                 .executeSql(
-                        "CREATE TABLE rates ("
-                                + RatesAndOrders.RATES_COLUMNS
-                                + ") WITH ("
-                                + "'connector' = 'filesystem', 'path' = '"
-                                + build.toUri()
-                                + "', 'format' = 'debezium-json'"
-                                + moreOptions
-                                + ")");
+                        createTable("orders", ORDERS_WITH_CURRENCY_COLUMNS, job.ordersOptions()));
+        job.env()
+                .executeSql(
+                        createTable(
+                                "rates",
+                                RATES_COLUMNS,
+                                Directories.filesystem(build, "debezium-json") + moreOptions));
         createSink(job);
     }
 
     private static void createSink(ControlledJob job) {
         job.env()
                 .executeSql(
-                        "CREATE TABLE enriched (order_id BIGINT, rate DOUBLE) WITH ("
-                                + job.sinkOptions()
-                                + ")");
+                        createTable("enriched", "order_id BIGINT, rate DOUBLE", job.sinkOptions()));
     }
 
     /** A, a line that is no JSON, B, and Z, which moves the build watermark to noon. */
     private static List<String> malformedFile() {
         return List.of(
-                "{\"before\":null,\"after\":{\"currency\":\"A\",\"rate\":1.0,"
-                        + "\"update_time\":\"2026-01-01 10:00:00\"},\"op\":\"c\"}",
+                RateChanges.insert("A", 1.0, "2026-01-01 10:00:00"),
                 "{\"this is\": not json",
-                "{\"before\":null,\"after\":{\"currency\":\"B\",\"rate\":2.0,"
-                        + "\"update_time\":\"2026-01-01 10:00:00\"},\"op\":\"c\"}",
-                "{\"before\":null,\"after\":{\"currency\":\"Z\",\"rate\":0.0,"
-                        + "\"update_time\":\"2026-01-01 12:00:00\"},\"op\":\"c\"}");
+                RateChanges.insert("B", 2.0, "2026-01-01 10:00:00"),
+                RateChanges.insert("Z", 0.0, "2026-01-01 12:00:00"));
     }
 }

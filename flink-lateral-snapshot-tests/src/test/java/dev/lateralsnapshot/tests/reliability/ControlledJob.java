@@ -17,7 +17,9 @@ package dev.lateralsnapshot.tests.reliability;
 import dev.lateralsnapshot.tests.runtime.Await;
 import dev.lateralsnapshot.tests.runtime.MiniClusterTestBase;
 import dev.lateralsnapshot.testutils.connectors.CollectedRows;
+import dev.lateralsnapshot.testutils.connectors.CollectingTableFactory;
 import dev.lateralsnapshot.testutils.connectors.ProbeChannel;
+import dev.lateralsnapshot.testutils.connectors.ProbeTableFactory;
 import dev.lateralsnapshot.testutils.environments.StateBackendKind;
 import dev.lateralsnapshot.testutils.metrics.JoinMetrics;
 
@@ -77,17 +79,17 @@ final class ControlledJob implements AutoCloseable {
 
     /** The options of an orders table fed by {@link #emitOrders}. */
     String ordersOptions() {
-        return "'connector' = 'test-probe', 'channel' = '" + orders.id() + "'";
+        return ProbeTableFactory.options(orders);
     }
 
     /** The options of a changelog table fed by {@link #emitBuild}. */
     String ratesOptions() {
-        return "'connector' = 'test-probe', 'changelog' = 'true', 'channel' = '" + rates.id() + "'";
+        return ProbeTableFactory.changelogOptions(rates);
     }
 
     /** The options of a sink table whose rows {@link #output()} returns. */
     String sinkOptions() {
-        return "'connector' = 'test-collect', 'sink' = '" + output.id() + "'";
+        return CollectingTableFactory.options(output);
     }
 
     /** Runs an {@code INSERT INTO} and waits until all its tasks run. */

@@ -18,6 +18,7 @@ import dev.lateralsnapshot.tests.runtime.Await;
 import dev.lateralsnapshot.tests.runtime.MiniClusterTestBase;
 import dev.lateralsnapshot.testutils.connectors.Directories;
 import dev.lateralsnapshot.testutils.connectors.SequenceGate;
+import dev.lateralsnapshot.testutils.connectors.SequenceTableFactory;
 import dev.lateralsnapshot.testutils.environments.StateBackendKind;
 import dev.lateralsnapshot.testutils.tables.VersionedBuildSide;
 
@@ -31,7 +32,11 @@ import java.nio.file.Path;
 
 import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.CURRENT_BUILD_SIDE_WATERMARK;
 import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.CURRENT_PHASE;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.ORDERS_TIME_COLUMNS;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.createTable;
 import static dev.lateralsnapshot.testutils.tables.VersionedBuildSide.KEYS;
+import static dev.lateralsnapshot.testutils.tables.VersionedBuildSide.OUTPUT_COLUMNS;
+import static dev.lateralsnapshot.testutils.tables.VersionedBuildSide.VERSIONS_COLUMNS;
 import static dev.lateralsnapshot.testutils.tables.VersionedBuildSide.assertExactlyOnceAndNoHalfAppliedUpdate;
 import static dev.lateralsnapshot.testutils.tables.VersionedBuildSide.flipFile;
 import static dev.lateralsnapshot.testutils.tables.VersionedBuildSide.versionFile;
@@ -192,32 +197,27 @@ class ExactlyOnceAcrossFailuresITCase extends MiniClusterTestBase {
     private static void createTables(
             TableEnvironment env, SequenceGate orders, Path buildDirectory, Path outputDirectory) {
         env.executeSql(
-                "CREATE TABLE orders ("
-                        + " order_id BIGINT,"
-                        + " key_id AS CAST(order_id % "
-                        + KEYS
-                        + " AS INT),"
-                        + " ts AS LOCALTIMESTAMP,"
-                        + " WATERMARK FOR ts AS ts - INTERVAL '1' SECOND"
-                        + ") WITH ('connector' = 'test-sequence', 'gate' = '"
-                        + orders.id()
-                        + "')");
+                createTable(
+                        "orders",
+                        "order_id BIGINT, key_id AS CAST(order_id % "
+                                + KEYS
+                                + " AS INT), "
+                                + ORDERS_TIME_COLUMNS,
+                        SequenceTableFactory.options(orders)));
         env.executeSql(
-                "CREATE TABLE versions ("
-                        + " key_id INT, version_a BIGINT, version_b BIGINT,"
-                        + " update_time TIMESTAMP(3), WATERMARK FOR update_time AS update_time"
-                        + ") WITH ('connector' = 'filesystem', 'path' = '"
-                        + buildDirectory.toUri()
-                        + "', 'format' = 'debezium-json', 'source.monitor-interval' = '100 ms')");
+                createTable(
+                        "versions",
+                        VERSIONS_COLUMNS,
+                        Directories.filesystem(buildDirectory, "debezium-json")
+                                + ", 'source.monitor-interval' = '100 ms'"));
         // Row formats roll only by time or size; a rolled file is committed by the next checkpoint.
         env.executeSql(
-                "CREATE TABLE committed ("
-                        + " order_id BIGINT, key_id INT, version_a BIGINT, version_b BIGINT"
-                        + ") WITH ('connector' = 'filesystem', 'path' = '"
-                        + outputDirectory.toUri()
-                        + "', 'format' = 'csv',"
-                        + " 'sink.rolling-policy.rollover-interval' = '500 ms',"
-                        + " 'sink.rolling-policy.check-interval' = '100 ms')");
+                createTable(
+                        "committed",
+                        OUTPUT_COLUMNS,
+                        Directories.filesystem(outputDirectory, "csv")
+                                + ", 'sink.rolling-policy.rollover-interval' = '500 ms',"
+                                + " 'sink.rolling-policy.check-interval' = '100 ms'"));
     }
 
     // ---- waiting ----

@@ -18,8 +18,8 @@ import dev.lateralsnapshot.tests.runtime.Await;
 import dev.lateralsnapshot.tests.runtime.MiniClusterTestBase;
 import dev.lateralsnapshot.testutils.connectors.Directories;
 import dev.lateralsnapshot.testutils.connectors.SequenceGate;
+import dev.lateralsnapshot.testutils.connectors.SequenceTableFactory;
 import dev.lateralsnapshot.testutils.environments.StateBackendKind;
-import dev.lateralsnapshot.testutils.tables.RatesAndOrders;
 
 import org.apache.flink.table.api.TableEnvironment;
 
@@ -53,6 +53,10 @@ import java.util.concurrent.atomic.AtomicLong;
 import static dev.lateralsnapshot.tests.reliability.ControlledJob.insert;
 import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.CURRENT_PHASE;
 import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.NUM_PROBE_SIDE_RECORDS_BUFFERED;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.ENRICHED_COLUMNS;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.ORDERS_TIME_COLUMNS;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.RATES_COLUMNS;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.createTable;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -103,27 +107,21 @@ class LargeLoadITCase extends MiniClusterTestBase {
                             "execution.checkpointing.dir",
                             directory.resolve("checkpoints").toUri().toString());
             env.executeSql(
-                    "CREATE TABLE orders (order_id BIGINT,"
-                            + " currency AS CAST(order_id % "
-                            + keys
-                            + " AS STRING),"
-                            + " ts AS LOCALTIMESTAMP, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND"
-                            + ") WITH ('connector' = 'test-sequence', 'gate' = '"
-                            + orders.id()
-                            + "')");
+                    createTable(
+                            "orders",
+                            "order_id BIGINT, currency AS CAST(order_id % "
+                                    + keys
+                                    + " AS STRING), "
+                                    + ORDERS_TIME_COLUMNS,
+                            SequenceTableFactory.options(orders)));
+            env.executeSql(createTable("rates", RATES_COLUMNS, job.ratesOptions()));
             env.executeSql(
-                    "CREATE TABLE rates ("
-                            + RatesAndOrders.RATES_COLUMNS
-                            + ") WITH ("
-                            + job.ratesOptions()
-                            + ")");
-            env.executeSql(
-                    "CREATE TABLE enriched (order_id BIGINT, currency STRING, rate DOUBLE) WITH ("
-                            + "'connector' = 'filesystem', 'path' = '"
-                            + output.toUri()
-                            + "',"
-                            + " 'format' = 'csv', 'sink.rolling-policy.rollover-interval' = '1 s',"
-                            + " 'sink.rolling-policy.check-interval' = '500 ms')");
+                    createTable(
+                            "enriched",
+                            ENRICHED_COLUMNS,
+                            Directories.filesystem(output, "csv")
+                                    + ", 'sink.rolling-policy.rollover-interval' = '1 s',"
+                                    + " 'sink.rolling-policy.check-interval' = '500 ms'"));
             job.submit(
                     cluster(),
                     "INSERT INTO enriched SELECT o.order_id, o.currency, r.rate FROM orders AS o"

@@ -15,7 +15,6 @@
 package dev.lateralsnapshot.tests.reliability;
 
 import dev.lateralsnapshot.testutils.environments.StateBackendKind;
-import dev.lateralsnapshot.testutils.tables.RatesAndOrders;
 
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.table.api.TableEnvironment;
@@ -23,6 +22,11 @@ import org.apache.flink.table.api.TableEnvironment;
 import javax.annotation.Nullable;
 
 import java.time.LocalDateTime;
+
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.ENRICHED_COLUMNS;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.ORDERS_COLUMNS;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.RATES_COLUMNS_WITHOUT_WATERMARK;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.createTable;
 
 /**
  * The job whose savepoints the restore tests use.
@@ -95,25 +99,15 @@ final class SavepointJob {
             if (savepoint != null) {
                 env.getConfig().set("execution.state-recovery.path", savepoint);
             }
+            env.executeSql(createTable("orders", ORDERS_COLUMNS, job.ordersOptions()));
             env.executeSql(
-                    "CREATE TABLE orders ("
-                            + RatesAndOrders.ORDERS_COLUMNS
-                            + ") WITH ("
-                            + job.ordersOptions()
-                            + ")");
-            env.executeSql(
-                    "CREATE TABLE rates ("
-                            + " currency STRING, rate DOUBLE, update_time TIMESTAMP(3),"
-                            + " WATERMARK FOR update_time AS "
-                            + ratesWatermark
-                            + ") WITH ("
-                            + job.ratesOptions()
-                            + ")");
-            env.executeSql(
-                    "CREATE TABLE enriched (order_id BIGINT, currency STRING, rate DOUBLE)"
-                            + " WITH ("
-                            + job.sinkOptions()
-                            + ")");
+                    createTable(
+                            "rates",
+                            RATES_COLUMNS_WITHOUT_WATERMARK
+                                    + ", WATERMARK FOR update_time AS "
+                                    + ratesWatermark,
+                            job.ratesOptions()));
+            env.executeSql(createTable("enriched", ENRICHED_COLUMNS, job.sinkOptions()));
             return job.submit(cluster, QUERY);
         } catch (Exception | AssertionError e) {
             job.close();

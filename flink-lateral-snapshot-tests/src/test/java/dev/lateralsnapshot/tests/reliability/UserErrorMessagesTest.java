@@ -15,9 +15,10 @@
 package dev.lateralsnapshot.tests.reliability;
 
 import dev.lateralsnapshot.LateralSnapshot;
+import dev.lateralsnapshot.testutils.connectors.Directories;
+import dev.lateralsnapshot.testutils.environments.TableEnvironments;
 
 import org.apache.flink.table.api.ApiExpression;
-import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.SqlParserException;
 import org.apache.flink.table.api.Table;
 import org.apache.flink.table.api.TableEnvironment;
@@ -43,6 +44,14 @@ import java.util.function.Function;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.BATCH_ORDERS_COLUMNS;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.BATCH_RATES_COLUMNS;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.ORDERS_WITH_CURRENCY_COLUMNS;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.PROBE_AGG_QUERY;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.RATES_COLUMNS;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.RATES_COLUMNS_WITHOUT_WATERMARK;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.RATES_RAND_QUERY;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.createTable;
 import static org.apache.flink.table.api.Expressions.$;
 import static org.apache.flink.table.api.Expressions.call;
 import static org.apache.flink.table.api.Expressions.descriptor;
@@ -91,36 +100,26 @@ class UserErrorMessagesTest {
     @BeforeAll
     void createEnvironment() throws IOException {
         directory = Files.createTempDirectory("user-errors");
-        env = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
-        env.getConfig().set("table.local-time-zone", "UTC");
+        env = TableEnvironments.streaming();
         LateralSnapshot.install(env);
-        String build =
-                "WITH ('connector' = 'filesystem', 'path' = '"
-                        + directory.toUri()
-                        + "', 'format' = 'debezium-json')";
+        String build = Directories.filesystem(directory, "debezium-json");
         env.executeSql(
-                "CREATE TABLE orders (order_id BIGINT, currency STRING, ts AS LOCALTIMESTAMP,"
-                        + " WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)"
-                        + " WITH ('connector' = 'datagen')");
+                createTable("orders", ORDERS_WITH_CURRENCY_COLUMNS, "'connector' = 'datagen'"));
+        env.executeSql(createTable("rates", RATES_COLUMNS, build));
+        env.executeSql(createTable("rates_nowm", RATES_COLUMNS_WITHOUT_WATERMARK, build));
         env.executeSql(
-                "CREATE TABLE rates (currency STRING, rate DOUBLE, update_time TIMESTAMP(3),"
-                        + " WATERMARK FOR update_time AS update_time) "
-                        + build);
-        env.executeSql(
-                "CREATE TABLE rates_nowm (currency STRING, rate DOUBLE, update_time TIMESTAMP(3)) "
-                        + build);
-        env.executeSql(
-                "CREATE TABLE rates_micros (currency STRING, rate DOUBLE,"
-                        + " update_time TIMESTAMP(6)) "
-                        + build);
+                createTable(
+                        "rates_micros",
+                        "currency STRING, rate DOUBLE, update_time TIMESTAMP(6)",
+                        build));
         // The Table API joins tables whose columns have different names.
         env.executeSql(
-                "CREATE TABLE rates_r (r_currency STRING, r_rate DOUBLE, update_time TIMESTAMP(3),"
-                        + " WATERMARK FOR update_time AS update_time) "
-                        + build);
-        env.executeSql(
-                "CREATE VIEW probe_agg AS SELECT currency, COUNT(*) AS c FROM orders"
-                        + " GROUP BY currency");
+                createTable(
+                        "rates_r",
+                        "r_currency STRING, r_rate DOUBLE, update_time TIMESTAMP(3),"
+                                + " WATERMARK FOR update_time AS update_time",
+                        build));
+        env.executeSql("CREATE VIEW probe_agg AS " + PROBE_AGG_QUERY);
         // A view that keeps the column but not its time attribute.
         env.executeSql(
                 "CREATE VIEW rates_cast AS SELECT currency, rate,"
@@ -655,9 +654,7 @@ class UserErrorMessagesTest {
 
     /** SPEC section 5: a TableException from Flink's determinism check, as for any join. */
     private static Object nonDeterministicBuildColumn(TableEnvironment env) {
-        env.executeSql(
-                "CREATE TEMPORARY VIEW IF NOT EXISTS rates_rand AS"
-                        + " SELECT currency, rate, RAND() AS r, update_time FROM rates");
+        env.executeSql("CREATE TEMPORARY VIEW IF NOT EXISTS rates_rand AS " + RATES_RAND_QUERY);
         env.getConfig().set("table.optimizer.non-deterministic-update.strategy", "TRY_RESOLVE");
         try {
             return env.executeSql(
@@ -671,14 +668,11 @@ class UserErrorMessagesTest {
     }
 
     private static Object rightJoinInBatchMode(TableEnvironment streaming) {
-        TableEnvironment env = TableEnvironment.create(EnvironmentSettings.inBatchMode());
+        TableEnvironment env = TableEnvironments.batch();
         LateralSnapshot.install(env);
-        env.executeSql(
-                "CREATE TABLE orders_b (order_id BIGINT, currency STRING) WITH ('connector' ="
-                        + " 'datagen', 'number-of-rows' = '1')");
-        env.executeSql(
-                "CREATE TABLE rates_b (currency STRING, rate DOUBLE) WITH ('connector' = 'datagen',"
-                        + " 'number-of-rows' = '1')");
+        String oneRow = "'connector' = 'datagen', 'number-of-rows' = '1'";
+        env.executeSql(createTable("orders_b", BATCH_ORDERS_COLUMNS, oneRow));
+        env.executeSql(createTable("rates_b", BATCH_RATES_COLUMNS, oneRow));
         return env.executeSql(
                 "EXPLAIN SELECT * FROM orders_b AS o RIGHT JOIN LATERAL"
                         + " SNAPSHOT(input => TABLE rates_b) AS r ON o.currency = r.currency");

@@ -15,9 +15,10 @@
 package dev.lateralsnapshot.tests.runtime;
 
 import dev.lateralsnapshot.LateralSnapshot;
+import dev.lateralsnapshot.testutils.connectors.Directories;
 import dev.lateralsnapshot.testutils.environments.StateBackendKind;
+import dev.lateralsnapshot.testutils.environments.TableEnvironments;
 
-import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.types.Row;
 import org.apache.flink.util.CloseableIterator;
@@ -31,6 +32,11 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.BATCH_ORDERS_COLUMNS;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.BATCH_ORDERS_CSV;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.BATCH_RATES_COLUMNS;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.BATCH_RATES_CSV;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.createTable;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -91,23 +97,18 @@ class BatchModeITCase extends MiniClusterTestBase {
     private TableEnvironment batchEnvironment(StateBackendKind backend) throws IOException {
         Path orders = Files.createDirectories(directory.resolve("orders_b"));
         Path rates = Files.createDirectories(directory.resolve("rates_b"));
-        Files.write(orders.resolve("o.csv"), List.of("1,A", "2,B", "3,C", "4,A"));
-        Files.write(rates.resolve("r.csv"), List.of("A,1.0", "B,2.0", "A,1.5"));
+        Files.write(orders.resolve("o.csv"), BATCH_ORDERS_CSV);
+        Files.write(rates.resolve("r.csv"), BATCH_RATES_CSV);
 
-        TableEnvironment env = TableEnvironment.create(EnvironmentSettings.inBatchMode());
+        TableEnvironment env = TableEnvironments.batch();
         env.getConfig().set("parallelism.default", String.valueOf(StreamingScenario.PARALLELISM));
         env.getConfig().set("state.backend.type", backend.type);
         LateralSnapshot.install(env);
         env.executeSql(
-                "CREATE TABLE orders_b (order_id BIGINT, currency STRING) WITH ("
-                        + "'connector' = 'filesystem', 'path' = '"
-                        + orders.toUri()
-                        + "', 'format' = 'csv')");
+                createTable(
+                        "orders_b", BATCH_ORDERS_COLUMNS, Directories.filesystem(orders, "csv")));
         env.executeSql(
-                "CREATE TABLE rates_b (currency STRING, rate DOUBLE) WITH ("
-                        + "'connector' = 'filesystem', 'path' = '"
-                        + rates.toUri()
-                        + "', 'format' = 'csv')");
+                createTable("rates_b", BATCH_RATES_COLUMNS, Directories.filesystem(rates, "csv")));
         return env;
     }
 

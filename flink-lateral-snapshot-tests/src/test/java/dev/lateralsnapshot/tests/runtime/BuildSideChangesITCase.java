@@ -15,6 +15,7 @@
 package dev.lateralsnapshot.tests.runtime;
 
 import dev.lateralsnapshot.testutils.environments.StateBackendKind;
+import dev.lateralsnapshot.testutils.tables.RateChanges;
 
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -25,12 +26,12 @@ import java.util.Objects;
 import java.util.stream.Collectors;
 import java.util.stream.LongStream;
 
-import static dev.lateralsnapshot.tests.runtime.StreamingScenario.WATERMARK_OF_003;
 import static dev.lateralsnapshot.tests.runtime.StreamingScenario.onEverySubtask;
 import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.CURRENT_BUILD_SIDE_WATERMARK;
 import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.CURRENT_PHASE;
 import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.NUM_UNMATCHED_BUILD_RETRACTIONS;
 import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.NUM_UNMATCHED_PROBE_RECORDS;
+import static dev.lateralsnapshot.testutils.tables.RateChanges.WATERMARK_OF_003;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -51,7 +52,7 @@ class BuildSideChangesITCase extends MiniClusterTestBase {
                             + " load_completed_idle_timeout => INTERVAL '1' SECOND) AS r"
                             + " ON o.currency = r.currency");
             scenario.emitOrders(1, 6);
-            scenario.writeBuildFile("001.json", StreamingScenario.FILE_001);
+            scenario.writeBuildFile("001.json", RateChanges.FILE_001);
             scenario.awaitMetrics("both subtasks flip", m -> m.allEqual(CURRENT_PHASE, 1));
             assertThat(scenario.awaitOutput(6))
                     .containsExactlyInAnyOrder(
@@ -66,7 +67,7 @@ class BuildSideChangesITCase extends MiniClusterTestBase {
             // old rates is up to timing, but none may see a change half done.
             long emitted;
             try (OrderEmitter emitter = new OrderEmitter(scenario, 7, 10)) {
-                scenario.writeBuildFile("003.json", StreamingScenario.FILE_003);
+                scenario.writeBuildFile("003.json", RateChanges.FILE_003);
                 scenario.awaitMetrics(
                         "the build watermark reaches 003.json's Z row",
                         m -> m.allEqual(CURRENT_BUILD_SIDE_WATERMARK, WATERMARK_OF_003));

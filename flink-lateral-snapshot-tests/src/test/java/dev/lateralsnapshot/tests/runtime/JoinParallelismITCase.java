@@ -15,6 +15,7 @@
 package dev.lateralsnapshot.tests.runtime;
 
 import dev.lateralsnapshot.testutils.environments.StateBackendKind;
+import dev.lateralsnapshot.testutils.tables.RateChanges;
 
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -49,7 +50,7 @@ class JoinParallelismITCase extends MiniClusterTestBase {
             assertThat(scenario.metrics().subtasks()).containsExactly(0, 1);
 
             scenario.emitOrders(1, 6);
-            scenario.writeBuildFile("001.json", StreamingScenario.FILE_001);
+            scenario.writeBuildFile("001.json", RateChanges.FILE_001);
             scenario.awaitMetrics("both subtasks flip", m -> m.allEqual(CURRENT_PHASE, 1));
             assertThat(scenario.awaitOutput(4))
                     .containsExactlyInAnyOrder(
@@ -74,7 +75,7 @@ class JoinParallelismITCase extends MiniClusterTestBase {
             assertThat(scenario.metrics().subtasks()).containsExactly(0);
 
             scenario.emitOrders(1, 6);
-            scenario.writeBuildFile("001.json", StreamingScenario.FILE_001);
+            scenario.writeBuildFile("001.json", RateChanges.FILE_001);
             scenario.awaitMetrics("the join flips", m -> m.allEqual(CURRENT_PHASE, 1));
             // Each order meets every other currency, the dummy Z row included.
             assertThat(scenario.awaitOutput(14))

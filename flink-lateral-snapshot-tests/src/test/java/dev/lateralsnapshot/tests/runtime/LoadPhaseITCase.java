@@ -16,14 +16,13 @@ package dev.lateralsnapshot.tests.runtime;
 
 import dev.lateralsnapshot.testutils.environments.StateBackendKind;
 import dev.lateralsnapshot.testutils.metrics.JoinMetrics;
+import dev.lateralsnapshot.testutils.tables.RateChanges;
 
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 import java.util.List;
 
-import static dev.lateralsnapshot.tests.runtime.StreamingScenario.WATERMARK_OF_001;
-import static dev.lateralsnapshot.tests.runtime.StreamingScenario.WATERMARK_OF_002;
 import static dev.lateralsnapshot.tests.runtime.StreamingScenario.onEverySubtask;
 import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.CURRENT_BUILD_SIDE_WATERMARK;
 import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.CURRENT_PHASE;
@@ -31,6 +30,8 @@ import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.CURRENT_PROBE_SI
 import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.MAX_JOIN_FAN_OUT;
 import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.NUM_PROBE_SIDE_RECORDS_BUFFERED;
 import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.NUM_UNMATCHED_PROBE_RECORDS;
+import static dev.lateralsnapshot.testutils.tables.RateChanges.WATERMARK_OF_001;
+import static dev.lateralsnapshot.testutils.tables.RateChanges.WATERMARK_OF_002;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -72,7 +73,7 @@ class LoadPhaseITCase extends MiniClusterTestBase {
             assertThat(buffered(scenario.metrics())).isEqualTo(9);
             assertThat(scenario.output()).isEmpty();
 
-            scenario.writeBuildFile("001.json", StreamingScenario.FILE_001);
+            scenario.writeBuildFile("001.json", RateChanges.FILE_001);
             scenario.awaitMetrics("both subtasks flip", m -> m.allEqual(CURRENT_PHASE, 1));
             // Every buffered order comes out at the flip, before any other: A at 1.0, B at 2.0.
             // The C orders find no rate, and the inner join drops them.
@@ -141,7 +142,7 @@ class LoadPhaseITCase extends MiniClusterTestBase {
             assertThat(scenario.metrics().longs(CURRENT_PHASE)).isEqualTo(onEverySubtask(0L));
             assertThat(scenario.output()).isEmpty();
 
-            scenario.writeBuildFile("002.json", StreamingScenario.FILE_002);
+            scenario.writeBuildFile("002.json", RateChanges.FILE_002);
             scenario.awaitMetrics("both subtasks flip", m -> m.allEqual(CURRENT_PHASE, 1));
             assertThat(scenario.awaitOutput(4))
                     .containsExactlyInAnyOrder(
@@ -158,7 +159,7 @@ class LoadPhaseITCase extends MiniClusterTestBase {
      */
     private static void bufferOrdersAroundFile001(StreamingScenario scenario) throws Exception {
         scenario.emitOrders(1, 3);
-        scenario.writeBuildFile("001.json", StreamingScenario.FILE_001);
+        scenario.writeBuildFile("001.json", RateChanges.FILE_001);
         scenario.awaitMetrics(
                 "the build watermark reaches 001.json's Z row",
                 m -> m.allEqual(CURRENT_BUILD_SIDE_WATERMARK, WATERMARK_OF_001));

@@ -16,6 +16,7 @@ package dev.lateralsnapshot.tests.runtime;
 
 import dev.lateralsnapshot.testutils.environments.StateBackendKind;
 import dev.lateralsnapshot.testutils.metrics.JoinMetrics;
+import dev.lateralsnapshot.testutils.tables.RateChanges;
 
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -24,10 +25,10 @@ import java.util.List;
 import java.util.stream.Collectors;
 import java.util.stream.LongStream;
 
-import static dev.lateralsnapshot.tests.runtime.StreamingScenario.WATERMARK_OF_001;
 import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.CURRENT_BUILD_SIDE_WATERMARK;
 import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.CURRENT_PHASE;
 import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.NUM_STATE_TTL_EVICTIONS;
+import static dev.lateralsnapshot.testutils.tables.RateChanges.WATERMARK_OF_001;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -56,7 +57,7 @@ class StateTtlITCase extends MiniClusterTestBase {
             long lastId;
             // An order every 50 ms: each currency is probed far more often than the TTL.
             try (OrderEmitter emitter = new OrderEmitter(scenario, 1, 50)) {
-                scenario.writeBuildFile("001.json", StreamingScenario.FILE_001);
+                scenario.writeBuildFile("001.json", RateChanges.FILE_001);
                 scenario.awaitMetrics(
                         "001.json is loaded",
                         m -> m.allEqual(CURRENT_BUILD_SIDE_WATERMARK, WATERMARK_OF_001));

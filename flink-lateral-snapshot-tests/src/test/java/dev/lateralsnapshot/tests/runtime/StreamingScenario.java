@@ -15,12 +15,13 @@
 package dev.lateralsnapshot.tests.runtime;
 
 import dev.lateralsnapshot.testutils.connectors.CollectedRows;
+import dev.lateralsnapshot.testutils.connectors.CollectingTableFactory;
 import dev.lateralsnapshot.testutils.connectors.Directories;
 import dev.lateralsnapshot.testutils.connectors.ProbeChannel;
+import dev.lateralsnapshot.testutils.connectors.ProbeTableFactory;
 import dev.lateralsnapshot.testutils.environments.StateBackendKind;
 import dev.lateralsnapshot.testutils.metrics.JoinMetrics;
 import dev.lateralsnapshot.testutils.metrics.JoinMetricsReporter;
-import dev.lateralsnapshot.testutils.tables.RatesAndOrders;
 
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.execution.ExecutionState;
@@ -40,6 +41,11 @@ import java.util.Map;
 import java.util.function.Predicate;
 import java.util.stream.LongStream;
 
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.ENRICHED_COLUMNS;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.ORDERS_COLUMNS;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.RATES_COLUMNS;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.createTable;
+
 /**
  * One streaming LATERAL SNAPSHOT job of the release-testing plan (seed 004, section 0) on a
  * MiniCluster, at parallelism 2.
@@ -57,45 +63,6 @@ import java.util.stream.LongStream;
 final class StreamingScenario implements AutoCloseable {
 
     static final int PARALLELISM = 2;
-
-    /** Section 1's initial build state: A and B, and a dummy Z row that pushes the watermark. */
-    static final List<String> FILE_001 =
-            List.of(
-                    "{\"before\":null,\"after\":{\"currency\":\"A\",\"rate\":1.0,"
-                            + "\"update_time\":\"2026-01-01 10:00:00\"},\"op\":\"c\"}",
-                    "{\"before\":null,\"after\":{\"currency\":\"B\",\"rate\":2.0,"
-                            + "\"update_time\":\"2026-01-01 10:00:00\"},\"op\":\"c\"}",
-                    "{\"before\":null,\"after\":{\"currency\":\"Z\",\"rate\":0.0,"
-                            + "\"update_time\":\"2026-01-01 11:00:00\"},\"op\":\"c\"}");
-
-    /** 2026-01-01 11:00:00 UTC: the build watermark once 001.json is read (its Z row). */
-    static final long WATERMARK_OF_001 = 1767265200000L;
-
-    /** Section 2's file that moves the build watermark to the load completion time. */
-    static final List<String> FILE_002 =
-            List.of(
-                    "{\"before\":null,\"after\":{\"currency\":\"Z\",\"rate\":0.0,"
-                            + "\"update_time\":\"2026-01-02 00:00:00\"},\"op\":\"c\"}");
-
-    /** 2026-01-02 00:00:00 UTC: the build watermark once 002.json is read. */
-    static final long WATERMARK_OF_002 = 1767312000000L;
-
-    /** Section 3's changes: A updated to 1.5, B deleted, C inserted, and the dummy Z row. */
-    static final List<String> FILE_003 =
-            List.of(
-                    "{\"before\":{\"currency\":\"A\",\"rate\":1.0,"
-                            + "\"update_time\":\"2026-01-01 10:00:00\"},"
-                            + "\"after\":{\"currency\":\"A\",\"rate\":1.5,"
-                            + "\"update_time\":\"2026-02-01 10:00:00\"},\"op\":\"u\"}",
-                    "{\"before\":{\"currency\":\"B\",\"rate\":2.0,\"update_time\":\"2026-01-01"
-                            + " 10:00:00\"},\"after\":null,\"op\":\"d\"}",
-                    "{\"before\":null,\"after\":{\"currency\":\"C\",\"rate\":3.0,"
-                            + "\"update_time\":\"2026-02-01 10:00:00\"},\"op\":\"c\"}",
-                    "{\"before\":null,\"after\":{\"currency\":\"Z\",\"rate\":0.0,"
-                            + "\"update_time\":\"2026-02-02 10:00:00\"},\"op\":\"c\"}");
-
-    /** 2026-02-02 10:00:00 UTC: the build watermark once 003.json is read. */
-    static final long WATERMARK_OF_003 = 1770026400000L;
 
     /** A metric value expected on each of the join's subtasks. */
     static Map<Integer, Long> onEverySubtask(long value) {
@@ -134,23 +101,16 @@ final class StreamingScenario implements AutoCloseable {
         CollectedRows output = CollectedRows.open();
         TableEnvironment env = MiniClusterTestBase.streamingEnvironment(backend, PARALLELISM);
         env.executeSql(
-                "CREATE TABLE rates ("
-                        + RatesAndOrders.RATES_COLUMNS
-                        + ") WITH ('connector' = 'filesystem', 'path' = '"
-                        + buildDirectory.toUri()
-                        // The plan's 2 s, shortened: how soon a dropped file is read.
-                        + "', 'format' = 'debezium-json', 'source.monitor-interval' = '100ms')");
+                createTable(
+                        "rates",
+                        RATES_COLUMNS,
+                        // The reference's 2 s, shortened: how soon a dropped file is read.
+                        Directories.filesystem(buildDirectory, "debezium-json")
+                                + ", 'source.monitor-interval' = '100ms'"));
+        env.executeSql(createTable("orders", ORDERS_COLUMNS, ProbeTableFactory.options(orders)));
         env.executeSql(
-                "CREATE TABLE orders ("
-                        + RatesAndOrders.ORDERS_COLUMNS
-                        + ") WITH ('connector' = 'test-probe', 'channel' = '"
-                        + orders.id()
-                        + "')");
-        env.executeSql(
-                "CREATE TABLE enriched (order_id BIGINT, currency STRING, rate DOUBLE) WITH ("
-                        + "'connector' = 'test-collect', 'sink' = '"
-                        + output.id()
-                        + "')");
+                createTable(
+                        "enriched", ENRICHED_COLUMNS, CollectingTableFactory.options(output)));
         return new StreamingScenario(cluster, buildDirectory, orders, output, env);
     }
 

@@ -15,6 +15,7 @@
 package dev.lateralsnapshot.tests.runtime;
 
 import dev.lateralsnapshot.testutils.environments.StateBackendKind;
+import dev.lateralsnapshot.testutils.tables.RateChanges;
 
 import org.junit.jupiter.api.Test;
 
@@ -49,7 +50,7 @@ class WhereClauseJoinConditionITCase extends MiniClusterTestBase {
 
             // Orders 1 to 6 are B, C, A, B, C, A; 001.json has A 1.0, B 2.0 and Z 0.0.
             scenario.emitOrders(1, 6);
-            scenario.writeBuildFile("001.json", StreamingScenario.FILE_001);
+            scenario.writeBuildFile("001.json", RateChanges.FILE_001);
             scenario.awaitMetrics("both subtasks flip", m -> m.allEqual(CURRENT_PHASE, 1));
             assertThat(scenario.awaitOutput(4))
                     .containsExactlyInAnyOrder(
