@@ -15,13 +15,20 @@
 package dev.lateralsnapshot.demo;
 
 import dev.lateralsnapshot.LateralSnapshot;
+import dev.lateralsnapshot.testutils.connectors.ChannelSource;
+import dev.lateralsnapshot.testutils.connectors.CollectedRows;
+import dev.lateralsnapshot.testutils.connectors.CollectingSink;
+import dev.lateralsnapshot.testutils.connectors.ProbeChannel;
+import dev.lateralsnapshot.testutils.metrics.JoinMetricsReporter;
 
 import org.apache.flink.api.common.JobExecutionResult;
+import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.CoreOptions;
+import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.api.Schema;
@@ -41,13 +48,26 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.AVG_JOIN_FAN_OUT;
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.CURRENT_BUILD_SIDE_WATERMARK;
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.CURRENT_PHASE;
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.CURRENT_PROBE_SIDE_WATERMARK;
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.LOAD_PHASE_DURATION_MS;
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.MAX_JOIN_FAN_OUT;
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.NUM_BUILD_SIDE_CHANGES_APPLIED;
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.NUM_LATE_BUILD_SIDE_RECORDS;
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.NUM_PROBE_SIDE_RECORDS_BUFFERED;
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.NUM_STATE_TTL_EVICTIONS;
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.NUM_UNMATCHED_BUILD_RETRACTIONS;
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.NUM_UNMATCHED_PROBE_RECORDS;
+
 /**
  * The scenario of the user guide "Enrich a Stream with Reference Data", on an embedded Flink 2.3.0
  * with the LATERAL SNAPSHOT join installed: a customers table with a primary key, an orders table,
  * the load phase, the flip, a customer's upgrade that a later order picks up, and the join's
  * metrics.
  *
- * <p>The guide's INSERT statements become rows the demo hands to two {@link DemoFeed} sources while
+ * <p>The guide's INSERT statements become rows the demo hands to two {@link ChannelSource}s while
  * the query runs: customers is a changelog (upserts by {@code customer_id}) with a watermark on its
  * event-time column {@code updated_at}, which stands in for the guide's {@code $rowtime} system
  * column (open-source Flink has none); orders is append-only. The idle timeout is 5 seconds rather
@@ -92,20 +112,20 @@ public final class EnrichOrdersDemo {
         "order_id", "customer_id", "amount", "tier", "country"
     };
 
-    /** The join's metrics as SPEC names them, then the extra ones of this library. */
+    /** The join's metrics, in the order of docs/lateral-snapshot-join.md, section "Metrics". */
     private static final String[] METRICS = {
-        "currentPhase",
-        "numProbeSideRecordsBuffered",
-        "numUnmatchedProbeRecords",
-        "numUnmatchedBuildRetractions",
-        "numStateTtlEvictions",
-        "currentBuildSideWatermark",
-        "currentProbeSideWatermark",
-        "maxJoinFanOut",
-        "avgJoinFanOut",
-        "numBuildSideChangesApplied",
-        "numLateBuildSideRecords",
-        "loadPhaseDurationMs"
+        CURRENT_PHASE,
+        NUM_PROBE_SIDE_RECORDS_BUFFERED,
+        NUM_UNMATCHED_PROBE_RECORDS,
+        NUM_UNMATCHED_BUILD_RETRACTIONS,
+        NUM_STATE_TTL_EVICTIONS,
+        CURRENT_BUILD_SIDE_WATERMARK,
+        CURRENT_PROBE_SIDE_WATERMARK,
+        MAX_JOIN_FAN_OUT,
+        AVG_JOIN_FAN_OUT,
+        NUM_BUILD_SIDE_CHANGES_APPLIED,
+        NUM_LATE_BUILD_SIDE_RECORDS,
+        LOAD_PHASE_DURATION_MS
     };
 
     private static final int LINE_WIDTH = 100;
@@ -118,6 +138,14 @@ public final class EnrichOrdersDemo {
 
     private final long startNanos = System.nanoTime();
 
+    /** The enriched orders, as the job's sink receives them. */
+    private final CollectedRows results = CollectedRows.open();
+
+    /** How many of the results the demo has printed. */
+    private int printed;
+
+    private JobID jobId;
+
     /** The job's result: it fails when the job fails, and a step waits for nothing then. */
     private CompletableFuture<JobExecutionResult> job;
 
@@ -129,14 +157,14 @@ public final class EnrichOrdersDemo {
         Configuration configuration = new Configuration();
         // One subtask per operator: the feeds are single sources, and the tables stay readable.
         configuration.set(CoreOptions.DEFAULT_PARALLELISM, 1);
-        DemoJoinMetrics.configure(configuration);
+        JoinMetricsReporter.configure(configuration);
         StreamExecutionEnvironment env =
                 StreamExecutionEnvironment.getExecutionEnvironment(configuration);
         StreamTableEnvironment tableEnv = StreamTableEnvironment.create(env);
         LateralSnapshot.install(tableEnv);
 
-        DemoFeed customers = new DemoFeed("customers");
-        DemoFeed orders = new DemoFeed("orders");
+        ProbeChannel customers = ProbeChannel.open(1);
+        ProbeChannel orders = ProbeChannel.open(1);
         createTables(env, tableEnv, customers, orders);
 
         System.out.println();
@@ -159,19 +187,22 @@ public final class EnrichOrdersDemo {
         System.out.println();
 
         step("Starting an embedded Flink cluster and the query ...");
-        tableEnv.toDataStream(tableEnv.sqlQuery(QUERY)).sinkTo(new DemoResults());
-        job = env.executeAsync("Enrich orders with LATERAL SNAPSHOT").getJobExecutionResult();
-        awaitStep("the join starts", () -> metric("currentPhase") != null);
+        tableEnv.toDataStream(tableEnv.sqlQuery(QUERY)).sinkTo(CollectingSink.of(results));
+        JobClient client = env.executeAsync("Enrich orders with LATERAL SNAPSHOT");
+        jobId = client.getJobID();
+        job = client.getJobExecutionResult();
+        awaitStep("the join starts", () -> metric(CURRENT_PHASE) != null);
         step(
                 "The join starts and reads the customers: it is loading (currentPhase = "
-                        + metric("currentPhase")
+                        + metric(CURRENT_PHASE)
                         + ").");
 
         orders.emit(
                 Row.of(101, 1, new BigDecimal("20.00")),
                 Row.of(102, 2, new BigDecimal("35.50")),
                 Row.of(103, 3, new BigDecimal("12.00")));
-        awaitStep("the join holds 3 orders", () -> longMetric("numProbeSideRecordsBuffered") == 3);
+        awaitStep(
+                "the join holds 3 orders", () -> longMetric(NUM_PROBE_SIDE_RECORDS_BUFFERED) == 3);
         step(
                 "Orders 101, 102 and 103 arrive. The join holds them until it has loaded the"
                         + " customers (numProbeSideRecordsBuffered = 3).");
@@ -180,7 +211,7 @@ public final class EnrichOrdersDemo {
         step(
                 "The customers watermark has not moved for 5 seconds: the join has finished"
                         + " loading (currentPhase = "
-                        + metric("currentPhase")
+                        + metric(CURRENT_PHASE)
                         + ") and enriches the held orders at once:");
         printTable(held);
         note(
@@ -192,11 +223,11 @@ public final class EnrichOrdersDemo {
         step("Customer 1 moves up to the platinum tier: (1, platinum, US), updated at " + upgraded);
         awaitStep(
                 "the customers watermark passes the upgrade",
-                () -> longMetric("currentBuildSideWatermark") >= upgraded.toEpochMilli());
+                () -> longMetric(CURRENT_BUILD_SIDE_WATERMARK) >= upgraded.toEpochMilli());
         step(
                 "The customers watermark has passed the upgrade, so the join has applied it"
                         + " (currentBuildSideWatermark = "
-                        + Instant.ofEpochMilli(longMetric("currentBuildSideWatermark"))
+                        + Instant.ofEpochMilli(longMetric(CURRENT_BUILD_SIDE_WATERMARK))
                         + ").");
 
         orders.emit(Row.of(104, 1, new BigDecimal("50.00")));
@@ -223,13 +254,16 @@ public final class EnrichOrdersDemo {
     private static void createTables(
             StreamExecutionEnvironment env,
             StreamTableEnvironment tableEnv,
-            DemoFeed customers,
-            DemoFeed orders) {
+            ProbeChannel customers,
+            ProbeChannel orders) {
         tableEnv.createTemporaryView(
                 "customers",
                 tableEnv.fromChangelogStream(
                         env.fromSource(
-                                customers, WatermarkStrategy.noWatermarks(), "customers", CUSTOMER),
+                                ChannelSource.of(customers),
+                                WatermarkStrategy.noWatermarks(),
+                                "customers",
+                                CUSTOMER),
                         Schema.newBuilder()
                                 .column("customer_id", DataTypes.INT().notNull())
                                 .column("tier", DataTypes.STRING())
@@ -242,7 +276,11 @@ public final class EnrichOrdersDemo {
         tableEnv.createTemporaryView(
                 "orders",
                 tableEnv.fromDataStream(
-                        env.fromSource(orders, WatermarkStrategy.noWatermarks(), "orders", ORDER),
+                        env.fromSource(
+                                ChannelSource.of(orders),
+                                WatermarkStrategy.noWatermarks(),
+                                "orders",
+                                ORDER),
                         Schema.newBuilder()
                                 .column("order_id", DataTypes.INT())
                                 .column("customer_id", DataTypes.INT())
@@ -297,22 +335,19 @@ public final class EnrichOrdersDemo {
     }
 
     private List<Row> takeResults(int count) throws Exception {
-        List<Row> rows = new ArrayList<>();
-        awaitStep(
-                count + " more enriched orders",
-                () -> {
-                    DemoResults.rows().drainTo(rows);
-                    return rows.size() >= count;
-                });
+        awaitStep(count + " more enriched orders", () -> results.size() >= printed + count);
+        List<Row> rows = results.received(printed);
+        printed += rows.size();
         rows.sort(Comparator.comparing(row -> (Integer) row.getField(0)));
         return rows;
     }
 
-    private static Object metric(String name) {
-        return DemoJoinMetrics.value(name);
+    /** The current value of one of the join's metrics, or null before the join reports it. */
+    private Object metric(String name) {
+        return JoinMetricsReporter.current(jobId, name).get(0);
     }
 
-    private static long longMetric(String name) {
+    private long longMetric(String name) {
         Object value = metric(name);
         return value == null ? Long.MIN_VALUE : ((Number) value).longValue();
     }

@@ -14,180 +14,81 @@
 
 package dev.lateralsnapshot.testutils.connectors;
 
-import org.apache.flink.api.connector.source.Boundedness;
 import org.apache.flink.api.connector.source.ReaderOutput;
-import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.api.connector.source.SourceReader;
 import org.apache.flink.api.connector.source.SourceReaderContext;
-import org.apache.flink.api.connector.source.SourceSplit;
-import org.apache.flink.api.connector.source.SplitEnumerator;
-import org.apache.flink.api.connector.source.SplitEnumeratorContext;
 import org.apache.flink.core.io.InputStatus;
-import org.apache.flink.core.io.SimpleVersionedSerializer;
-import org.apache.flink.table.connector.RuntimeConverter;
 import org.apache.flink.table.connector.source.DynamicTableSource.DataStructureConverter;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.types.Row;
 
-import javax.annotation.Nullable;
-
-import java.util.Collections;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 
 import static org.apache.flink.util.Preconditions.checkState;
 
 /**
- * An unbounded source whose subtasks emit the rows a test hands to a {@link ProbeChannel}.
- *
- * <p>It has no splits: every reader reads the channel's queue of its own subtask, so the enumerator
- * has nothing to assign and nothing is checkpointed. The source emits no watermarks; the planner
- * adds the table's watermark after the scan, as it does for any source that does not take the
- * watermark itself.
+ * A source whose subtasks emit the rows handed to a {@link ProbeChannel}, each subtask those of
+ * its own queue, until the channel {@link ProbeChannel#end ends}. The {@code 'test-probe'} tables
+ * read it; a DataStream program reads it through {@link #of}.
  */
-final class ChannelSource implements Source<RowData, ChannelSource.NoSplit, Void> {
+public final class ChannelSource<T> extends NoSplitSource<T> {
 
     private static final long serialVersionUID = 1L;
 
     private final String channelId;
-    private final DataStructureConverter converter;
+    private final RowConversion<Row, T> conversion;
 
-    ChannelSource(String channelId, DataStructureConverter converter) {
+    private ChannelSource(String channelId, RowConversion<Row, T> conversion) {
         this.channelId = channelId;
-        this.converter = converter;
+        this.conversion = conversion;
+    }
+
+    /** A source of the rows handed to the channel, as they are, for the DataStream API. */
+    public static ChannelSource<Row> of(ProbeChannel channel) {
+        return new ChannelSource<>(channel.id(), RowConversion.rows());
+    }
+
+    /** The source of a {@code 'test-probe'} table. */
+    static ChannelSource<RowData> ofTable(String channelId, DataStructureConverter converter) {
+        return new ChannelSource<>(channelId, RowConversion.toInternal(converter));
     }
 
     @Override
-    public Boundedness getBoundedness() {
-        return Boundedness.CONTINUOUS_UNBOUNDED;
-    }
-
-    @Override
-    public SourceReader<RowData, NoSplit> createReader(SourceReaderContext context) {
+    public SourceReader<T, NoSplit> createReader(SourceReaderContext context) {
         ProbeChannel channel = ProbeChannel.get(channelId);
         checkState(
                 context.currentParallelism() == channel.parallelism(),
-                "The probe source runs with parallelism %s, but its channel feeds %s subtasks.",
+                "The source runs with parallelism %s, but its channel feeds %s subtasks.",
                 context.currentParallelism(),
                 channel.parallelism());
-        converter.open(
-                RuntimeConverter.Context.create(context.getUserCodeClassLoader().asClassLoader()));
-        return new Reader(channel.queue(context.getIndexOfSubtask()), converter);
+        return new ChannelReader<>(
+                channel.queue(context.getIndexOfSubtask()),
+                conversion.open(context.getUserCodeClassLoader().asClassLoader()));
     }
 
-    @Override
-    public SplitEnumerator<NoSplit, Void> createEnumerator(
-            SplitEnumeratorContext<NoSplit> context) {
-        return new NoSplitEnumerator();
-    }
-
-    @Override
-    public SplitEnumerator<NoSplit, Void> restoreEnumerator(
-            SplitEnumeratorContext<NoSplit> context, Void checkpoint) {
-        return new NoSplitEnumerator();
-    }
-
-    @Override
-    public SimpleVersionedSerializer<NoSplit> getSplitSerializer() {
-        return new NothingSerializer<>();
-    }
-
-    @Override
-    public SimpleVersionedSerializer<Void> getEnumeratorCheckpointSerializer() {
-        return new NothingSerializer<>();
-    }
-
-    /** The split type of a source without splits; never instantiated. */
-    static final class NoSplit implements SourceSplit {
-        private NoSplit() {}
-
-        @Override
-        public String splitId() {
-            throw new UnsupportedOperationException("The probe source has no splits.");
-        }
-    }
-
-    private static final class Reader implements SourceReader<RowData, NoSplit> {
+    private static final class ChannelReader<T> extends NoSplitSource.Reader<T> {
         private final ProbeChannel.SubtaskQueue queue;
-        private final DataStructureConverter converter;
+        private final Function<Row, T> conversion;
 
-        Reader(ProbeChannel.SubtaskQueue queue, DataStructureConverter converter) {
+        ChannelReader(ProbeChannel.SubtaskQueue queue, Function<Row, T> conversion) {
             this.queue = queue;
-            this.converter = converter;
+            this.conversion = conversion;
         }
 
         @Override
-        public void start() {}
-
-        @Override
-        public InputStatus pollNext(ReaderOutput<RowData> output) {
+        public InputStatus pollNext(ReaderOutput<T> output) {
             Row row = queue.poll();
             if (row == null) {
-                return InputStatus.NOTHING_AVAILABLE;
+                return queue.drained() ? InputStatus.END_OF_INPUT : InputStatus.NOTHING_AVAILABLE;
             }
-            output.collect((RowData) converter.toInternal(row));
+            output.collect(conversion.apply(row));
             return InputStatus.MORE_AVAILABLE;
         }
 
         @Override
         public CompletableFuture<Void> isAvailable() {
             return queue.available();
-        }
-
-        @Override
-        public List<NoSplit> snapshotState(long checkpointId) {
-            return Collections.emptyList();
-        }
-
-        @Override
-        public void addSplits(List<NoSplit> splits) {
-            throw new UnsupportedOperationException("The probe source has no splits.");
-        }
-
-        @Override
-        public void notifyNoMoreSplits() {}
-
-        @Override
-        public void close() {}
-    }
-
-    private static final class NoSplitEnumerator implements SplitEnumerator<NoSplit, Void> {
-        @Override
-        public void start() {}
-
-        @Override
-        public void handleSplitRequest(int subtaskId, @Nullable String requesterHostname) {}
-
-        @Override
-        public void addSplitsBack(List<NoSplit> splits, int subtaskId) {}
-
-        @Override
-        public void addReader(int subtaskId) {}
-
-        @Override
-        public Void snapshotState(long checkpointId) {
-            return null;
-        }
-
-        @Override
-        public void close() {}
-    }
-
-    /** Serializes the empty enumerator state; there is never a split to serialize. */
-    private static final class NothingSerializer<T> implements SimpleVersionedSerializer<T> {
-        @Override
-        public int getVersion() {
-            return 1;
-        }
-
-        @Override
-        public byte[] serialize(T nothing) {
-            return new byte[0];
-        }
-
-        @Override
-        public T deserialize(int version, byte[] serialized) {
-            return null;
         }
     }
 }

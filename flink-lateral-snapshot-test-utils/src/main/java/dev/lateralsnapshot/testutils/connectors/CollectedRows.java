@@ -14,23 +14,23 @@
 
 package dev.lateralsnapshot.testutils.connectors;
 
+import org.apache.flink.types.Row;
+
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
 
 /**
- * The test's end of a {@code 'test-collect'} table: the rows its sink subtasks received, as {@code
- * Row#toString()} with the change kind ({@code +I[1, A, 1.0]}), in the order they arrived. Rows of
- * one sink subtask keep the order in which the subtask received them.
+ * The test's end of a {@link CollectingSink}, which a {@code 'test-collect'} table writes to: the
+ * rows its sink subtasks received, in the order they arrived. Rows of one sink subtask keep the
+ * order in which the subtask received them.
  */
 public final class CollectedRows implements AutoCloseable {
 
-    private static final Map<String, CollectedRows> SINKS = new ConcurrentHashMap<>();
+    private static final Registry<CollectedRows> COLLECTIONS = new Registry<>("collection");
 
     private final String id;
-    private final List<String> rows = new ArrayList<>();
+    private final List<Row> rows = new ArrayList<>();
 
     private CollectedRows(String id) {
         this.id = id;
@@ -38,30 +38,29 @@ public final class CollectedRows implements AutoCloseable {
 
     /** Opens a new, empty collection; pass {@link #id()} as the table option {@code 'sink'}. */
     public static CollectedRows open() {
-        CollectedRows sink = new CollectedRows(UUID.randomUUID().toString());
-        SINKS.put(sink.id, sink);
-        return sink;
+        return COLLECTIONS.register(CollectedRows::new);
     }
 
     static CollectedRows get(String id) {
-        CollectedRows sink = SINKS.get(id);
-        if (sink == null) {
-            throw new IllegalStateException("No open collection '" + id + "'.");
-        }
-        return sink;
+        return COLLECTIONS.get(id);
     }
 
     public String id() {
         return id;
     }
 
-    synchronized void add(String row) {
+    synchronized void add(Row row) {
         rows.add(row);
     }
 
-    /** A copy of the rows received so far. */
+    /** A copy of the rows received so far, as {@code Row#toString()}: {@code +I[1, A, 1.0]}. */
     public synchronized List<String> rows() {
-        return new ArrayList<>(rows);
+        return rows.stream().map(Row::toString).collect(Collectors.toList());
+    }
+
+    /** A copy of the rows received from the {@code from}-th on, for a program that reads them. */
+    public synchronized List<Row> received(int from) {
+        return new ArrayList<>(rows.subList(from, rows.size()));
     }
 
     public synchronized int size() {
@@ -70,6 +69,6 @@ public final class CollectedRows implements AutoCloseable {
 
     @Override
     public void close() {
-        SINKS.remove(id);
+        COLLECTIONS.remove(id);
     }
 }

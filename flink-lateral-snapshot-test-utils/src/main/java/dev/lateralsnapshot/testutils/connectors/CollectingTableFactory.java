@@ -14,17 +14,11 @@
 
 package dev.lateralsnapshot.testutils.connectors;
 
-import org.apache.flink.api.connector.sink2.Sink;
-import org.apache.flink.api.connector.sink2.SinkWriter;
-import org.apache.flink.api.connector.sink2.WriterInitContext;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.table.connector.ChangelogMode;
-import org.apache.flink.table.connector.RuntimeConverter;
 import org.apache.flink.table.connector.sink.DynamicTableSink;
-import org.apache.flink.table.connector.sink.DynamicTableSink.DataStructureConverter;
 import org.apache.flink.table.connector.sink.SinkV2Provider;
-import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.factories.DynamicTableSinkFactory;
 import org.apache.flink.table.factories.FactoryUtil;
 import org.apache.flink.table.types.DataType;
@@ -32,9 +26,9 @@ import org.apache.flink.table.types.DataType;
 import java.util.Set;
 
 /**
- * The {@code 'test-collect'} connector: a sink that hands every row it receives, with its change
- * kind, to {@link CollectedRows} ({@code 'sink' = '<id>'}). It accepts any changelog, so that the
- * rows show whether the query's output really is insert-only.
+ * The {@code 'test-collect'} connector: a {@link CollectingSink} that hands every row it receives,
+ * with its change kind, to {@link CollectedRows} ({@code 'sink' = '<id>'}). It accepts any
+ * changelog, so that the rows show whether the query's output really is insert-only.
  */
 public final class CollectingTableFactory implements DynamicTableSinkFactory {
 
@@ -91,7 +85,8 @@ public final class CollectingTableFactory implements DynamicTableSinkFactory {
         @Override
         public SinkRuntimeProvider getSinkRuntimeProvider(Context context) {
             return SinkV2Provider.of(
-                    new CollectingSink(sinkId, context.createDataStructureConverter(physicalType)));
+                    CollectingSink.ofTable(
+                            sinkId, context.createDataStructureConverter(physicalType)));
         }
 
         @Override
@@ -102,38 +97,6 @@ public final class CollectingTableFactory implements DynamicTableSinkFactory {
         @Override
         public String asSummaryString() {
             return "CollectingTableSink";
-        }
-    }
-
-    private static final class CollectingSink implements Sink<RowData> {
-        private static final long serialVersionUID = 1L;
-
-        private final String sinkId;
-        private final DataStructureConverter converter;
-
-        CollectingSink(String sinkId, DataStructureConverter converter) {
-            this.sinkId = sinkId;
-            this.converter = converter;
-        }
-
-        @Override
-        public SinkWriter<RowData> createWriter(WriterInitContext context) {
-            converter.open(
-                    RuntimeConverter.Context.create(
-                            context.getUserCodeClassLoader().asClassLoader()));
-            CollectedRows rows = CollectedRows.get(sinkId);
-            return new SinkWriter<>() {
-                @Override
-                public void write(RowData row, Context context) {
-                    rows.add(converter.toExternal(row).toString());
-                }
-
-                @Override
-                public void flush(boolean endOfInput) {}
-
-                @Override
-                public void close() {}
-            };
         }
     }
 }

@@ -19,24 +19,21 @@ import org.apache.flink.types.Row;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Queue;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 
 import static org.apache.flink.util.Preconditions.checkArgument;
 import static org.apache.flink.util.Preconditions.checkState;
 
 /**
- * The test's end of a {@code 'test-probe'} table: rows handed to {@link #emit} come out of the
- * source's subtasks, round-robin, so that a test decides exactly which probe rows exist before and
- * after a build-side change. The job runs in the test's JVM (a MiniCluster), so the source finds
- * the channel by its id in a static registry.
+ * The test's end of a {@link ChannelSource}, which a {@code 'test-probe'} table reads: rows handed
+ * to {@link #emit} come out of the source's subtasks, round-robin, so that a test decides exactly
+ * which probe rows exist before and after a build-side change. The job runs in the test's JVM (a
+ * MiniCluster), so the source finds the channel by its id in a static registry.
  */
 public final class ProbeChannel implements AutoCloseable {
 
-    private static final Map<String, ProbeChannel> CHANNELS = new ConcurrentHashMap<>();
+    private static final Registry<ProbeChannel> CHANNELS = new Registry<>("probe channel");
 
     private final String id;
     private final List<SubtaskQueue> queues;
@@ -53,15 +50,11 @@ public final class ProbeChannel implements AutoCloseable {
     /** Opens a channel for a source that runs with the given parallelism. */
     public static ProbeChannel open(int parallelism) {
         checkArgument(parallelism > 0, "The parallelism must be positive.");
-        ProbeChannel channel = new ProbeChannel(UUID.randomUUID().toString(), parallelism);
-        CHANNELS.put(channel.id, channel);
-        return channel;
+        return CHANNELS.register(id -> new ProbeChannel(id, parallelism));
     }
 
     static ProbeChannel get(String id) {
-        ProbeChannel channel = CHANNELS.get(id);
-        checkState(channel != null, "No open probe channel '%s'.", id);
-        return channel;
+        return CHANNELS.get(id);
     }
 
     /** The value of the table option {@code 'channel'}. */
@@ -96,6 +89,16 @@ public final class ProbeChannel implements AutoCloseable {
         }
     }
 
+    /**
+     * Ends the source once each subtask has emitted the rows handed to it, as a bounded source
+     * ends: for a job that must finish, like the demo's. No rows may follow.
+     */
+    public void end() {
+        for (SubtaskQueue queue : queues) {
+            queue.end();
+        }
+    }
+
     @Override
     public void close() {
         CHANNELS.remove(id);
@@ -105,10 +108,22 @@ public final class ProbeChannel implements AutoCloseable {
     static final class SubtaskQueue {
         private final Queue<Row> rows = new ArrayDeque<>();
         private CompletableFuture<Void> available = new CompletableFuture<>();
+        private boolean ended;
 
         synchronized void add(Row row) {
+            checkState(!ended, "The channel has ended.");
             rows.add(row);
             available.complete(null);
+        }
+
+        synchronized void end() {
+            ended = true;
+            available.complete(null);
+        }
+
+        /** Whether the channel has ended and the subtask has emitted every row handed to it. */
+        synchronized boolean drained() {
+            return ended && rows.isEmpty();
         }
 
         /** The next row, or null; once empty, {@link #available()} waits for the next row. */

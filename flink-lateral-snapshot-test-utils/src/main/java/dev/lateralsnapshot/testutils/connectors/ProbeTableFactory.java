@@ -20,6 +20,7 @@ import org.apache.flink.table.connector.ChangelogMode;
 import org.apache.flink.table.connector.source.DynamicTableSource;
 import org.apache.flink.table.connector.source.ScanTableSource;
 import org.apache.flink.table.connector.source.SourceProvider;
+import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.factories.DynamicTableSourceFactory;
 import org.apache.flink.table.factories.FactoryUtil;
 import org.apache.flink.table.types.DataType;
@@ -113,8 +114,8 @@ public final class ProbeTableFactory implements DynamicTableSourceFactory {
 
         @Override
         public ScanRuntimeProvider getScanRuntimeProvider(ScanContext context) {
-            ChannelSource source =
-                    new ChannelSource(
+            ChannelSource<RowData> source =
+                    ChannelSource.ofTable(
                             channelId, context.createDataStructureConverter(physicalType));
             return changelog
                     ? SourceProvider.of(source)

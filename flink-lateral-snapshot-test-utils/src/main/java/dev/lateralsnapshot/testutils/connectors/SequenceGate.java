@@ -14,14 +14,10 @@
 
 package dev.lateralsnapshot.testutils.connectors;
 
-import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 import static org.apache.flink.util.Preconditions.checkArgument;
-import static org.apache.flink.util.Preconditions.checkState;
 
 /**
  * The test's end of a {@code 'test-sequence'} table: the source emits the numbers 1, 2, 3, ... up
@@ -35,7 +31,7 @@ import static org.apache.flink.util.Preconditions.checkState;
  */
 public final class SequenceGate implements AutoCloseable {
 
-    private static final Map<String, SequenceGate> GATES = new ConcurrentHashMap<>();
+    private static final Registry<SequenceGate> GATES = new Registry<>("sequence gate");
 
     private final String id;
     private final int splits;
@@ -58,15 +54,11 @@ public final class SequenceGate implements AutoCloseable {
     /** Opens a gate for a sequence in the given number of splits, with nothing released. */
     public static SequenceGate open(int splits) {
         checkArgument(splits > 0, "The number of splits must be positive.");
-        SequenceGate gate = new SequenceGate(UUID.randomUUID().toString(), splits);
-        GATES.put(gate.id, gate);
-        return gate;
+        return GATES.register(id -> new SequenceGate(id, splits));
     }
 
     static SequenceGate get(String id) {
-        SequenceGate gate = GATES.get(id);
-        checkState(gate != null, "No open sequence gate '%s'.", id);
-        return gate;
+        return GATES.get(id);
     }
 
     /** The value of the table option {@code 'gate'}. */

@@ -21,8 +21,9 @@ import java.util.stream.Collectors;
 /** The values of the join's metrics at one moment: per subtask, by metric name. */
 public final class JoinMetrics {
 
-    // The names of SPEC section 7, spelled out rather than taken from the operator: users and
-    // dashboards know them by these names, so renaming one in the operator must fail here.
+    // The metrics of docs/lateral-snapshot-join.md, section "Metrics", spelled out rather than
+    // taken from the operator: users and dashboards know them by these names, so renaming one in
+    // the operator must fail here. The last three are the extras of this library.
 
     public static final String CURRENT_PHASE = "currentPhase";
     public static final String NUM_PROBE_SIDE_RECORDS_BUFFERED = "numProbeSideRecordsBuffered";
@@ -33,6 +34,9 @@ public final class JoinMetrics {
     public static final String CURRENT_PROBE_SIDE_WATERMARK = "currentProbeSideWatermark";
     public static final String MAX_JOIN_FAN_OUT = "maxJoinFanOut";
     public static final String AVG_JOIN_FAN_OUT = "avgJoinFanOut";
+    public static final String NUM_LATE_BUILD_SIDE_RECORDS = "numLateBuildSideRecords";
+    public static final String NUM_BUILD_SIDE_CHANGES_APPLIED = "numBuildSideChangesApplied";
+    public static final String LOAD_PHASE_DURATION_MS = "loadPhaseDurationMs";
 
     private final Map<Integer, Map<String, Object>> values;
 

@@ -53,7 +53,10 @@ public final class JoinMetricsReporter implements MetricReporter {
         return configuration;
     }
 
-    /** The values of the join's metrics of a job, per subtask, as reported now. */
+    /**
+     * The values of the join's metrics of a job, per subtask, as reported now, read one after the
+     * other: what one report of a metrics system shows.
+     */
     public static JoinMetrics of(JobID job) {
         Map<Integer, Map<String, Object>> values = new TreeMap<>();
         METRICS.getOrDefault(job, Map.of())
@@ -65,6 +68,32 @@ public final class JoinMetricsReporter implements MetricReporter {
                             values.put(subtask, subtaskValues);
                         });
         return new JoinMetrics(values);
+    }
+
+    /**
+     * The current value of one of the join's metrics of a job, by subtask, of the subtasks that
+     * have registered it: a subtask registers its metrics one by one as it opens. Cheaper than
+     * {@link #of}, for a program that polls one metric often.
+     */
+    public static Map<Integer, Object> current(JobID job, String name) {
+        Map<Integer, Object> values = new TreeMap<>();
+        METRICS.getOrDefault(job, Map.of())
+                .forEach(
+                        (subtask, metrics) -> {
+                            Metric metric = metrics.get(name);
+                            if (metric != null) {
+                                values.put(subtask, valueOf(metric));
+                            }
+                        });
+        return values;
+    }
+
+    /**
+     * Drops the metrics of a job that has ended. Its gauges hold on to the job's operators, and
+     * with them to their state: a program that runs many jobs in one JVM frees that here.
+     */
+    public static void forget(JobID job) {
+        METRICS.remove(job);
     }
 
     private static Object valueOf(Metric metric) {
