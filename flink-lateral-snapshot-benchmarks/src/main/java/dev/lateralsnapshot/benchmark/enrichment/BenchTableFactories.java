@@ -14,6 +14,8 @@
 
 package dev.lateralsnapshot.benchmark.enrichment;
 
+import dev.lateralsnapshot.testutils.connectors.NoSplitSource;
+
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.table.api.ValidationException;
@@ -23,6 +25,7 @@ import org.apache.flink.table.connector.sink.SinkV2Provider;
 import org.apache.flink.table.connector.source.DynamicTableSource;
 import org.apache.flink.table.connector.source.ScanTableSource;
 import org.apache.flink.table.connector.source.SourceProvider;
+import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.factories.DynamicTableSinkFactory;
 import org.apache.flink.table.factories.DynamicTableSourceFactory;
 import org.apache.flink.table.factories.FactoryUtil;
@@ -76,13 +79,13 @@ final class BenchTableFactories {
         private final String identifier;
         private final String columns;
         private final ChangelogMode mode;
-        private final Function<String, NoSplitSource> source;
+        private final Function<String, NoSplitSource<RowData>> source;
 
         ScanFactory(
                 String identifier,
                 String columns,
                 ChangelogMode mode,
-                Function<String, NoSplitSource> source) {
+                Function<String, NoSplitSource<RowData>> source) {
             this.identifier = identifier;
             this.columns = columns;
             this.mode = mode;
@@ -158,10 +161,14 @@ final class BenchTableFactories {
     private static final class Scan implements ScanTableSource {
         private final ChangelogMode mode;
         private final String run;
-        private final Function<String, NoSplitSource> source;
+        private final Function<String, NoSplitSource<RowData>> source;
         private final String name;
 
-        Scan(ChangelogMode mode, String run, Function<String, NoSplitSource> source, String name) {
+        Scan(
+                ChangelogMode mode,
+                String run,
+                Function<String, NoSplitSource<RowData>> source,
+                String name) {
             this.mode = mode;
             this.run = run;
             this.source = source;

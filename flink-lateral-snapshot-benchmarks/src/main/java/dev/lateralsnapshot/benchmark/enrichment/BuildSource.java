@@ -14,6 +14,8 @@
 
 package dev.lateralsnapshot.benchmark.enrichment;
 
+import dev.lateralsnapshot.testutils.connectors.NoSplitSource;
+
 import org.apache.flink.api.connector.source.ReaderOutput;
 import org.apache.flink.api.connector.source.SourceReader;
 import org.apache.flink.api.connector.source.SourceReaderContext;
@@ -36,7 +38,7 @@ import java.util.SplittableRandom;
  * #MAX_UPDATE_GAP_MILLIS} ms so that the build watermark keeps moving when the probe side is slow
  * or stopped.
  */
-final class BuildSource extends NoSplitSource {
+final class BuildSource extends NoSplitSource<RowData> {
 
     private static final long serialVersionUID = 1L;
 

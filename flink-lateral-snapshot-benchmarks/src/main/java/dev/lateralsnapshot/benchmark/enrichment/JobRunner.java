@@ -16,7 +16,7 @@ package dev.lateralsnapshot.benchmark.enrichment;
 
 import dev.lateralsnapshot.LateralSnapshot;
 import dev.lateralsnapshot.benchmark.enrichment.RunSpec.Mode;
-import dev.lateralsnapshot.runtime.operators.join.snapshot.LateralSnapshotJoinOperator;
+import dev.lateralsnapshot.testutils.metrics.JoinMetricsReporter;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
@@ -66,6 +66,8 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.CURRENT_PHASE;
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.NUM_PROBE_SIDE_RECORDS_BUFFERED;
 import static org.apache.flink.table.api.Expressions.$;
 
 /**
@@ -93,7 +95,7 @@ final class JobRunner implements AutoCloseable {
         conf.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.parse(settings.managedMemory));
         conf.set(RestOptions.BIND_PORT, "0");
         conf.set(WebOptions.CHECKPOINTS_HISTORY_SIZE, 100);
-        BenchMetrics.configure(conf);
+        JoinMetricsReporter.configure(conf);
         cluster =
                 new MiniCluster(
                         new MiniClusterConfiguration.Builder()
@@ -124,7 +126,6 @@ final class JobRunner implements AutoCloseable {
                         settings.minLoadSeconds * 1000L,
                         spec.contender != Contender.P0 && spec.contender != Contender.P4);
         RunResult result = new RunResult(spec);
-        BenchMetrics.clear();
         JobID job = null;
         Path checkpoints = work.resolve("checkpoints-" + id);
         try {
@@ -151,6 +152,7 @@ final class JobRunner implements AutoCloseable {
                 } catch (Exception ignored) {
                     // reported below if the run has no other error
                 }
+                JoinMetricsReporter.forget(job);
             }
             run.close();
             deleteRecursively(checkpoints);
@@ -243,6 +245,15 @@ final class JobRunner implements AutoCloseable {
         return TestValuesTableFactory.registerData(rows);
     }
 
+    /** A metric of the running job's join, of each subtask that has registered it so far. */
+    private static List<Long> joinMetric(JobID job, String name) {
+        List<Long> values = new ArrayList<>();
+        for (Object value : JoinMetricsReporter.current(job, name).values()) {
+            values.add(((Number) value).longValue());
+        }
+        return values;
+    }
+
     /** A collected heap and a short pause between runs. */
     private static void quiesce() throws InterruptedException {
         System.gc();
@@ -295,10 +306,9 @@ final class JobRunner implements AutoCloseable {
                                     + " s (build snapshot not loaded?)");
                 }
             } else if (spec.mode == Mode.LOAD && !run.flipped) {
-                List<Long> phases = BenchMetrics.values(LateralSnapshotJoinOperator.CURRENT_PHASE);
+                List<Long> phases = joinMetric(job, CURRENT_PHASE);
                 long buffered =
-                        BenchMetrics.values(
-                                        LateralSnapshotJoinOperator.NUM_PROBE_SIDE_RECORDS_BUFFERED).stream()
+                        joinMetric(job, NUM_PROBE_SIDE_RECORDS_BUFFERED).stream()
                                 .mapToLong(Long::longValue)
                                 .sum();
                 maxBuffered = Math.max(maxBuffered, buffered);

@@ -14,6 +14,8 @@
 
 package dev.lateralsnapshot.benchmark.enrichment;
 
+import dev.lateralsnapshot.testutils.connectors.NoSplitSource;
+
 import org.apache.flink.api.connector.source.ReaderOutput;
 import org.apache.flink.api.connector.source.SourceReader;
 import org.apache.flink.api.connector.source.SourceReaderContext;
@@ -30,7 +32,7 @@ import org.apache.flink.table.data.TimestampData;
  * src_nanos} the {@link System#nanoTime()} at emission (one stamp per batch of at most {@value
  * #BATCH} rows), read by the sink for the end-to-end latency.
  */
-final class ProbeSource extends NoSplitSource {
+final class ProbeSource extends NoSplitSource<RowData> {
 
     private static final long serialVersionUID = 1L;
 
