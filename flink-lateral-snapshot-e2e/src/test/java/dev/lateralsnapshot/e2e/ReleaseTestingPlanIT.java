@@ -14,6 +14,8 @@
 
 package dev.lateralsnapshot.e2e;
 
+import dev.lateralsnapshot.testutils.connectors.Directories;
+
 import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -32,15 +34,29 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
-import static dev.lateralsnapshot.e2e.ReleaseTestingPlan.BUILD_001;
-import static dev.lateralsnapshot.e2e.ReleaseTestingPlan.BUILD_002;
 import static dev.lateralsnapshot.e2e.ReleaseTestingPlan.EQUI;
 import static dev.lateralsnapshot.e2e.ReleaseTestingPlan.IDLE_TIMEOUT;
 import static dev.lateralsnapshot.e2e.ReleaseTestingPlan.LOAD_COMPLETED_TIME;
 import static dev.lateralsnapshot.e2e.ReleaseTestingPlan.STATE_TTL;
-import static dev.lateralsnapshot.e2e.ReleaseTestingPlan.WATERMARK_AFTER_001;
-import static dev.lateralsnapshot.e2e.ReleaseTestingPlan.WATERMARK_AFTER_002;
 import static dev.lateralsnapshot.e2e.ReleaseTestingPlan.insert;
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.AVG_JOIN_FAN_OUT;
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.CURRENT_BUILD_SIDE_WATERMARK;
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.CURRENT_PHASE;
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.MAX_JOIN_FAN_OUT;
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.NUM_PROBE_SIDE_RECORDS_BUFFERED;
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.NUM_STATE_TTL_EVICTIONS;
+import static dev.lateralsnapshot.testutils.tables.RateChanges.FILE_001;
+import static dev.lateralsnapshot.testutils.tables.RateChanges.FILE_002;
+import static dev.lateralsnapshot.testutils.tables.RateChanges.WATERMARK_OF_001;
+import static dev.lateralsnapshot.testutils.tables.RateChanges.WATERMARK_OF_002;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.BATCH_ORDERS_COLUMNS;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.BATCH_ORDERS_CSV;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.BATCH_RATES_COLUMNS;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.BATCH_RATES_CSV;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.PROBE_AGG_QUERY;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.RATES_COLUMNS_WITHOUT_WATERMARK;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.RATES_RAND_QUERY;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.createTable;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -93,30 +109,36 @@ class ReleaseTestingPlanIT extends ReleaseTestingPlanTestBase {
     void section2StuckInTheLoadPhaseThenExplicitLoadCompletionTime() {
         PrintSinkOutput.Mark start = output.mark();
         ClusterJob stuck = submit(insert("JOIN", EQUI));
-        writeBuildFile("001.json", BUILD_001);
+        writeBuildFile("001.json", FILE_001);
         stuck.awaitMetric(
-                BUILD_WATERMARK, OUTPUT_TIMEOUT, watermark -> watermark == WATERMARK_AFTER_001);
-        double buffered = stuck.metricValue(PROBE_BUFFERED);
+                CURRENT_BUILD_SIDE_WATERMARK,
+                OUTPUT_TIMEOUT,
+                watermark -> watermark == WATERMARK_OF_001);
+        double buffered = stuck.metricValue(NUM_PROBE_SIDE_RECORDS_BUFFERED);
         // No idle timeout and a load completion time of today: nothing moves it out of the load
         // phase, while about one more order per second is buffered.
         Wait.sleep(Duration.ofSeconds(5));
         assertThat(stuck.metricValue(CURRENT_PHASE)).isZero();
-        assertThat(stuck.metricValue(PROBE_BUFFERED)).isGreaterThan(buffered);
-        assertThat(stuck.metricValue(BUILD_WATERMARK)).isEqualTo((double) WATERMARK_AFTER_001);
+        assertThat(stuck.metricValue(NUM_PROBE_SIDE_RECORDS_BUFFERED)).isGreaterThan(buffered);
+        assertThat(stuck.metricValue(CURRENT_BUILD_SIDE_WATERMARK))
+                .isEqualTo((double) WATERMARK_OF_001);
         assertThat(output.rowsSince(start)).isEmpty();
         cancelJobsAndEmptyBuildDirectory();
 
         ClusterJob fixed = submit(insert("JOIN", EQUI, LOAD_COMPLETED_TIME));
-        writeBuildFile("001.json", BUILD_001);
+        writeBuildFile("001.json", FILE_001);
         fixed.awaitMetric(
-                BUILD_WATERMARK, OUTPUT_TIMEOUT, watermark -> watermark == WATERMARK_AFTER_001);
+                CURRENT_BUILD_SIDE_WATERMARK,
+                OUTPUT_TIMEOUT,
+                watermark -> watermark == WATERMARK_OF_001);
         Wait.sleep(METRIC_REFRESH);
         assertThat(fixed.metricValue(CURRENT_PHASE)).as("below the load completion time").isZero();
         assertThat(output.rowsSince(start)).isEmpty();
 
-        writeBuildFile("002.json", BUILD_002);
+        writeBuildFile("002.json", FILE_002);
         fixed.awaitMetric(CURRENT_PHASE, OUTPUT_TIMEOUT, phase -> phase == 1);
-        assertThat(fixed.metricValue(BUILD_WATERMARK)).isEqualTo((double) WATERMARK_AFTER_002);
+        assertThat(fixed.metricValue(CURRENT_BUILD_SIDE_WATERMARK))
+                .isEqualTo((double) WATERMARK_OF_002);
         List<PrintedRow> rows = awaitRowsAfterFlip(start);
         assertThat(firstOrderId(rows)).as("the buffered orders").isEqualTo(1);
         assertMatchedOrders(rows, 1, lastOrderId(rows), Map.of("A", 1.0, "B", 2.0));
@@ -140,18 +162,17 @@ class ReleaseTestingPlanIT extends ReleaseTestingPlanTestBase {
         List<Step> steps =
                 List.of(
                         new Step(
-                                "CREATE TABLE rates_nowm (currency STRING, rate DOUBLE, update_time"
-                                        + " TIMESTAMP(3)) WITH ('connector'='filesystem','path'='"
-                                        + buildDirectory
-                                        + "','format'='debezium-json','source.monitor-interval'='2s');",
+                                createTable(
+                                                "rates_nowm",
+                                                RATES_COLUMNS_WITHOUT_WATERMARK,
+                                                ReleaseTestingPlan.buildSide(buildDirectory))
+                                        + ";",
                                 Outcome.succeeds()),
                         new Step(
-                                "CREATE VIEW rates_rand AS SELECT currency, rate, RAND() AS r,"
-                                        + " update_time FROM rates;",
+                                "CREATE VIEW rates_rand AS " + RATES_RAND_QUERY + ";",
                                 Outcome.succeeds()),
                         new Step(
-                                "CREATE VIEW probe_agg AS SELECT currency, COUNT(*) AS c FROM"
-                                        + " orders GROUP BY currency;",
+                                "CREATE VIEW probe_agg AS " + PROBE_AGG_QUERY + ";",
                                 Outcome.succeeds()),
                         new Step(
                                 select
@@ -253,16 +274,16 @@ class ReleaseTestingPlanIT extends ReleaseTestingPlanTestBase {
         PrintSinkOutput.Mark start = output.mark();
         ClusterJob job = submitAtParallelismTwo(EQUI + " AND o.order_id >= 0");
         assertThat(job.joinVertex().path("parallelism").asInt()).isEqualTo(2);
-        writeBuildFile("001.json", BUILD_001);
+        writeBuildFile("001.json", FILE_001);
 
         Wait.until(
                 FLIP_TIMEOUT,
                 "both join subtasks in the join phase",
                 () -> job.metric(CURRENT_PHASE),
                 phases -> phases.stream().allMatch(phase -> phase == 1));
-        assertThat(job.metric(BUILD_WATERMARK))
+        assertThat(job.metric(CURRENT_BUILD_SIDE_WATERMARK))
                 .as("per subtask")
-                .containsExactly((double) WATERMARK_AFTER_001, (double) WATERMARK_AFTER_001);
+                .containsExactly((double) WATERMARK_OF_001, (double) WATERMARK_OF_001);
         List<PrintedRow> rows =
                 output.awaitRowsSince(
                         start,
@@ -281,7 +302,7 @@ class ReleaseTestingPlanIT extends ReleaseTestingPlanTestBase {
         assertThat(job.joinVertex().path("parallelism").asInt()).isEqualTo(1);
         assertThat(job.vertex("Source: orders").path("parallelism").asInt()).isEqualTo(2);
         assertThat(job.vertex("Source: rates").path("parallelism").asInt()).isEqualTo(2);
-        writeBuildFile("001.json", BUILD_001);
+        writeBuildFile("001.json", FILE_001);
         job.awaitMetric(CURRENT_PHASE, FLIP_TIMEOUT, phase -> phase == 1);
 
         // Every order joins all other currencies: A with B and Z, B with A and Z, C with A, B, Z.
@@ -299,8 +320,8 @@ class ReleaseTestingPlanIT extends ReleaseTestingPlanTestBase {
                                                         ratesOf(printed, currency.getKey())
                                                                 .equals(currency.getValue())));
         assertThat(rows).allMatch(row -> otherRates.get(row.currency()).contains(row.rate()));
-        assertThat(job.metricValue(MAX_FAN_OUT)).isEqualTo(3.0);
-        assertThat(job.metricValue(AVG_FAN_OUT)).isStrictlyBetween(2.0, 3.0);
+        assertThat(job.metricValue(MAX_JOIN_FAN_OUT)).isEqualTo(3.0);
+        assertThat(job.metricValue(AVG_JOIN_FAN_OUT)).isStrictlyBetween(2.0, 3.0);
     }
 
     @Test
@@ -308,16 +329,23 @@ class ReleaseTestingPlanIT extends ReleaseTestingPlanTestBase {
     void section6StateTtl() {
         PrintSinkOutput.Mark start = output.mark();
         ClusterJob job = submit(insert("JOIN", EQUI, IDLE_TIMEOUT, STATE_TTL));
-        job.awaitMetric(PROBE_BUFFERED, Duration.ofSeconds(30), n -> n >= 2);
-        assertThat(job.metricValue(TTL_EVICTIONS)).as("nothing evicted in the load phase").isZero();
-        writeBuildFile("001.json", BUILD_001);
+        job.awaitMetric(NUM_PROBE_SIDE_RECORDS_BUFFERED, Duration.ofSeconds(30), n -> n >= 2);
+        assertThat(job.metricValue(NUM_STATE_TTL_EVICTIONS))
+                .as("nothing evicted in the load phase")
+                .isZero();
+        writeBuildFile("001.json", FILE_001);
         job.awaitMetric(
-                BUILD_WATERMARK, OUTPUT_TIMEOUT, watermark -> watermark == WATERMARK_AFTER_001);
-        assertThat(job.metricValue(TTL_EVICTIONS)).as("nothing evicted in the load phase").isZero();
+                CURRENT_BUILD_SIDE_WATERMARK,
+                OUTPUT_TIMEOUT,
+                watermark -> watermark == WATERMARK_OF_001);
+        assertThat(job.metricValue(NUM_STATE_TTL_EVICTIONS))
+                .as("nothing evicted in the load phase")
+                .isZero();
         job.awaitMetric(CURRENT_PHASE, FLIP_TIMEOUT, phase -> phase == 1);
 
         // Z is never probed and goes after 20 s; A and B are probed all the time and stay.
-        job.awaitMetric(TTL_EVICTIONS, Duration.ofSeconds(90), evictions -> evictions >= 1);
+        job.awaitMetric(
+                NUM_STATE_TTL_EVICTIONS, Duration.ofSeconds(90), evictions -> evictions >= 1);
         PrintSinkOutput.Mark afterEviction = output.mark();
         List<PrintedRow> rows =
                 output.awaitRowsSince(
@@ -326,7 +354,7 @@ class ReleaseTestingPlanIT extends ReleaseTestingPlanTestBase {
                         "A and B orders after the eviction",
                         printed ->
                                 countOrders(printed, "A") >= 2 && countOrders(printed, "B") >= 2);
-        assertThat(job.metricValue(TTL_EVICTIONS)).isEqualTo(1.0);
+        assertThat(job.metricValue(NUM_STATE_TTL_EVICTIONS)).isEqualTo(1.0);
         assertMatchedOrders(
                 output.rowsSince(start), 1, lastOrderId(rows), Map.of("A", 1.0, "B", 2.0));
     }
@@ -342,17 +370,16 @@ class ReleaseTestingPlanIT extends ReleaseTestingPlanTestBase {
     void section8BatchMode() throws IOException {
         Path orders = Files.createDirectories(cluster.runDirectory().resolve("orders_b"));
         Path rates = Files.createDirectories(cluster.runDirectory().resolve("rates_b"));
-        Files.writeString(orders.resolve("o.csv"), ReleaseTestingPlan.ORDERS_B_CSV);
-        Files.writeString(rates.resolve("r.csv"), ReleaseTestingPlan.RATES_B_CSV);
+        Files.write(orders.resolve("o.csv"), BATCH_ORDERS_CSV);
+        Files.write(rates.resolve("r.csv"), BATCH_RATES_CSV);
         String tables =
-                "CREATE TABLE orders_b (order_id BIGINT, currency STRING) WITH (\n"
-                        + "  'connector' = 'filesystem', 'path' = '"
-                        + orders
-                        + "', 'format' = 'csv');\n"
-                        + "CREATE TABLE rates_b  (currency STRING, rate DOUBLE) WITH (\n"
-                        + "  'connector' = 'filesystem', 'path' = '"
-                        + rates
-                        + "', 'format' = 'csv');\n";
+                createTable("orders_b", BATCH_ORDERS_COLUMNS, Directories.filesystem(orders, "csv"))
+                        + ";\n"
+                        + createTable(
+                                "rates_b",
+                                BATCH_RATES_COLUMNS,
+                                Directories.filesystem(rates, "csv"))
+                        + ";\n";
         String leftJoin =
                 "SELECT o.order_id, o.currency, r.rate\n"
                         + "FROM orders_b AS o\n"

@@ -14,6 +14,8 @@
 
 package dev.lateralsnapshot.e2e;
 
+import dev.lateralsnapshot.testutils.connectors.Directories;
+
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -36,15 +38,22 @@ import java.util.stream.Collectors;
 import java.util.stream.LongStream;
 import java.util.stream.Stream;
 
-import static dev.lateralsnapshot.e2e.ReleaseTestingPlan.BUILD_001;
-import static dev.lateralsnapshot.e2e.ReleaseTestingPlan.BUILD_001_PAST_LOAD_COMPLETION;
-import static dev.lateralsnapshot.e2e.ReleaseTestingPlan.BUILD_003;
 import static dev.lateralsnapshot.e2e.ReleaseTestingPlan.EQUI;
+import static dev.lateralsnapshot.e2e.ReleaseTestingPlan.FILE_001_PAST_LOAD_COMPLETION;
 import static dev.lateralsnapshot.e2e.ReleaseTestingPlan.IDLE_TIMEOUT;
 import static dev.lateralsnapshot.e2e.ReleaseTestingPlan.LOAD_COMPLETED_TIME;
-import static dev.lateralsnapshot.e2e.ReleaseTestingPlan.WATERMARK_AFTER_001;
-import static dev.lateralsnapshot.e2e.ReleaseTestingPlan.currencyOf;
 import static dev.lateralsnapshot.e2e.ReleaseTestingPlan.insert;
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.CURRENT_BUILD_SIDE_WATERMARK;
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.CURRENT_PHASE;
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.CURRENT_PROBE_SIDE_WATERMARK;
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.MAX_JOIN_FAN_OUT;
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.NUM_PROBE_SIDE_RECORDS_BUFFERED;
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.NUM_UNMATCHED_BUILD_RETRACTIONS;
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.NUM_UNMATCHED_PROBE_RECORDS;
+import static dev.lateralsnapshot.testutils.tables.RateChanges.FILE_001;
+import static dev.lateralsnapshot.testutils.tables.RateChanges.FILE_003;
+import static dev.lateralsnapshot.testutils.tables.RateChanges.WATERMARK_OF_001;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.currency;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -60,18 +69,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class ReleaseTestingPlanTestBase {
-
-    // ---- join metrics (SPEC.md, section 7) ----
-
-    static final String CURRENT_PHASE = "currentPhase";
-    static final String PROBE_BUFFERED = "numProbeSideRecordsBuffered";
-    static final String UNMATCHED_PROBE = "numUnmatchedProbeRecords";
-    static final String UNMATCHED_BUILD_RETRACTIONS = "numUnmatchedBuildRetractions";
-    static final String TTL_EVICTIONS = "numStateTtlEvictions";
-    static final String BUILD_WATERMARK = "currentBuildSideWatermark";
-    static final String PROBE_WATERMARK = "currentProbeSideWatermark";
-    static final String MAX_FAN_OUT = "maxJoinFanOut";
-    static final String AVG_FAN_OUT = "avgJoinFanOut";
 
     /** Long.MIN_VALUE as the REST API reports it: a double. */
     static final double NO_WATERMARK = (double) Long.MIN_VALUE;
@@ -146,15 +143,19 @@ abstract class ReleaseTestingPlanTestBase {
         ClusterJob job = submit(insert("JOIN", EQUI, IDLE_TIMEOUT));
 
         // Before the file is written: load phase, about one more buffered order per second.
-        double buffered = job.awaitMetric(PROBE_BUFFERED, Duration.ofSeconds(30), n -> n >= 2);
-        job.awaitMetric(PROBE_BUFFERED, Duration.ofSeconds(30), n -> n > buffered);
+        double buffered =
+                job.awaitMetric(
+                        NUM_PROBE_SIDE_RECORDS_BUFFERED, Duration.ofSeconds(30), n -> n >= 2);
+        job.awaitMetric(NUM_PROBE_SIDE_RECORDS_BUFFERED, Duration.ofSeconds(30), n -> n > buffered);
         assertThat(job.metricValue(CURRENT_PHASE)).isZero();
         assertThat(output.rowsSince(start)).as("nothing printed in the load phase").isEmpty();
 
         long written = System.nanoTime();
-        writeBuildFile("001.json", BUILD_001);
+        writeBuildFile("001.json", FILE_001);
         job.awaitMetric(
-                BUILD_WATERMARK, OUTPUT_TIMEOUT, watermark -> watermark == WATERMARK_AFTER_001);
+                CURRENT_BUILD_SIDE_WATERMARK,
+                OUTPUT_TIMEOUT,
+                watermark -> watermark == WATERMARK_OF_001);
         assertThat(job.metricValue(CURRENT_PHASE))
                 .as("still loading: the build watermark has just advanced")
                 .isZero();
@@ -163,7 +164,8 @@ abstract class ReleaseTestingPlanTestBase {
         assertThat(Duration.ofNanos(System.nanoTime() - written))
                 .as("the flip comes 10 s after the last build watermark advance, not earlier")
                 .isGreaterThanOrEqualTo(Duration.ofSeconds(10));
-        job.awaitMetric(PROBE_BUFFERED, METRIC_REFRESH.multipliedBy(2), n -> n == 0);
+        job.awaitMetric(
+                NUM_PROBE_SIDE_RECORDS_BUFFERED, METRIC_REFRESH.multipliedBy(2), n -> n == 0);
 
         // All buffered orders at once: A with 1.0, B with 2.0, no C (inner join); then new orders.
         List<PrintedRow> rows = awaitRowsAfterFlip(start);
@@ -171,12 +173,14 @@ abstract class ReleaseTestingPlanTestBase {
 
         // Every C order up to the last printed one was dropped and counted.
         long droppedC = countOrders(1, lastOrderId(rows) - 1, "C");
-        job.awaitMetric(UNMATCHED_PROBE, METRIC_REFRESH.multipliedBy(2), n -> n >= droppedC);
-        assertThat(job.metricValue(BUILD_WATERMARK)).isEqualTo((double) WATERMARK_AFTER_001);
-        assertThat(job.metricValue(PROBE_WATERMARK))
+        job.awaitMetric(
+                NUM_UNMATCHED_PROBE_RECORDS, METRIC_REFRESH.multipliedBy(2), n -> n >= droppedC);
+        assertThat(job.metricValue(CURRENT_BUILD_SIDE_WATERMARK))
+                .isEqualTo((double) WATERMARK_OF_001);
+        assertThat(job.metricValue(CURRENT_PROBE_SIDE_WATERMARK))
                 .as("close to the current time in epoch milliseconds")
                 .isBetween(System.currentTimeMillis() - 60_000d, System.currentTimeMillis() + 0d);
-        assertThat(job.metricValue(MAX_FAN_OUT)).isEqualTo(1.0);
+        assertThat(job.metricValue(MAX_JOIN_FAN_OUT)).isEqualTo(1.0);
         return job;
     }
 
@@ -187,13 +191,13 @@ abstract class ReleaseTestingPlanTestBase {
     void buildSideUpdatesDeletesAndLeftJoin() {
         PrintSinkOutput.Mark start = output.mark();
         ClusterJob job = submit(insert("LEFT JOIN", EQUI, IDLE_TIMEOUT));
-        writeBuildFile("001.json", BUILD_001);
+        writeBuildFile("001.json", FILE_001);
         job.awaitMetric(CURRENT_PHASE, FLIP_TIMEOUT, phase -> phase == 1);
         Map<String, Double> before = rates("A", 1.0, "B", 2.0, "C", null);
         List<PrintedRow> flipped = awaitRowsAfterFlip(start);
         assertMatchedOrders(flipped, 1, lastOrderId(flipped), before);
 
-        writeBuildFile("003.json", BUILD_003);
+        writeBuildFile("003.json", FILE_003);
         Map<String, Double> after = rates("A", 1.5, "B", null, "C", 3.0);
         List<PrintedRow> rows =
                 output.awaitRowsSince(
@@ -219,13 +223,14 @@ abstract class ReleaseTestingPlanTestBase {
         assertMatchedOrders(rows, 1, lastOrderId(rows), null);
 
         Wait.sleep(METRIC_REFRESH);
-        assertThat(job.metricValue(UNMATCHED_BUILD_RETRACTIONS)).isZero();
+        assertThat(job.metricValue(NUM_UNMATCHED_BUILD_RETRACTIONS)).isZero();
         // The plan says numUnmatchedProbeRecords stays 0 for a LEFT JOIN. SPEC.md (section 7)
         // counts probe rows without a match for LEFT joins too (null-padded), and SPEC.md wins:
         // at least every null-padded row printed so far is counted.
         long nullPadded = rows.stream().filter(row -> row.rate() == null).count();
         assertThat(nullPadded).isPositive();
-        job.awaitMetric(UNMATCHED_PROBE, METRIC_REFRESH.multipliedBy(2), n -> n >= nullPadded);
+        job.awaitMetric(
+                NUM_UNMATCHED_PROBE_RECORDS, METRIC_REFRESH.multipliedBy(2), n -> n >= nullPadded);
     }
 
     /**
@@ -233,7 +238,7 @@ abstract class ReleaseTestingPlanTestBase {
      * join phase at once and still matches A and B, with fresh metrics. The job has no state TTL.
      */
     void savepointAndRestoreInJoinPhase(ClusterJob job, String insert) {
-        double unmatchedBeforeStop = job.metricValue(UNMATCHED_PROBE);
+        double unmatchedBeforeStop = job.metricValue(NUM_UNMATCHED_PROBE_RECORDS);
         String savepoint = stopWithSavepoint(job);
 
         PrintSinkOutput.Mark restart = output.mark();
@@ -250,8 +255,9 @@ abstract class ReleaseTestingPlanTestBase {
                 rows, firstOrderId(rows), lastOrderId(rows), Map.of("A", 1.0, "B", 2.0));
 
         // Metrics are not restored: counters start at 0, no build watermark yet.
-        assertThat(restored.metricValue(UNMATCHED_PROBE)).isLessThan(unmatchedBeforeStop);
-        assertThat(restored.metricValue(BUILD_WATERMARK)).isEqualTo(NO_WATERMARK);
+        assertThat(restored.metricValue(NUM_UNMATCHED_PROBE_RECORDS))
+                .isLessThan(unmatchedBeforeStop);
+        assertThat(restored.metricValue(CURRENT_BUILD_SIDE_WATERMARK)).isEqualTo(NO_WATERMARK);
     }
 
     /**
@@ -263,14 +269,19 @@ abstract class ReleaseTestingPlanTestBase {
         PrintSinkOutput.Mark start = output.mark();
         ClusterJob job = submit(insert);
         // The plan lets it buffer about 30 orders; any handful proves the point.
-        long buffered = (long) job.awaitMetric(PROBE_BUFFERED, Duration.ofSeconds(30), n -> n >= 6);
+        long buffered =
+                (long)
+                        job.awaitMetric(
+                                NUM_PROBE_SIDE_RECORDS_BUFFERED,
+                                Duration.ofSeconds(30),
+                                n -> n >= 6);
         String savepoint = stopWithSavepoint(job);
 
         ClusterJob restored = submitRestoring(savepoint, insert);
         assertThat(restored.metricValue(CURRENT_PHASE)).as("still the load phase").isZero();
         assertThat(output.rowsSince(start)).isEmpty();
 
-        writeBuildFile("001.json", BUILD_001_PAST_LOAD_COMPLETION);
+        writeBuildFile("001.json", FILE_001_PAST_LOAD_COMPLETION);
         restored.awaitMetric(CURRENT_PHASE, FLIP_TIMEOUT, phase -> phase == 1);
         List<PrintedRow> rows = awaitRowsAfterFlip(start);
         assertThat(lastOrderId(rows)).isGreaterThan(buffered);
@@ -336,8 +347,8 @@ abstract class ReleaseTestingPlanTestBase {
     }
 
     /** Drops a file into the build directory, whole: the source never sees it half written. */
-    void writeBuildFile(String name, String content) {
-        MonitoredDirectory.drop(buildDirectory, name, content);
+    void writeBuildFile(String name, List<String> lines) {
+        Directories.writeAtomically(buildDirectory, name, lines);
     }
 
     // ---- checking printed rows ----
@@ -350,14 +361,14 @@ abstract class ReleaseTestingPlanTestBase {
             List<PrintedRow> rows, long first, long last, Map<String, Double> rates) {
         Set<Long> expected = new TreeSet<>();
         LongStream.rangeClosed(first, last)
-                .filter(id -> rates == null || rates.containsKey(currencyOf(id)))
+                .filter(id -> rates == null || rates.containsKey(currency(id)))
                 .forEach(expected::add);
         Set<Long> printed = new TreeSet<>();
         for (PrintedRow row : rows) {
             if (row.orderId() < first || row.orderId() > last) {
                 continue;
             }
-            assertThat(row.currency()).as("%s", row).isEqualTo(currencyOf(row.orderId()));
+            assertThat(row.currency()).as("%s", row).isEqualTo(currency(row.orderId()));
             if (rates != null) {
                 assertThat(matches(row, rates)).as("rate of %s, expected %s", row, rates).isTrue();
             }
@@ -390,7 +401,7 @@ abstract class ReleaseTestingPlanTestBase {
 
     static long countOrders(long first, long last, String currency) {
         return LongStream.rangeClosed(first, last)
-                .filter(id -> currencyOf(id).equals(currency))
+                .filter(id -> currency(id).equals(currency))
                 .count();
     }
 

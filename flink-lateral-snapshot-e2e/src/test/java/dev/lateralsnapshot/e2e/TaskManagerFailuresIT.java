@@ -30,12 +30,16 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-import static dev.lateralsnapshot.e2e.ReleaseTestingPlanTestBase.BUILD_WATERMARK;
-import static dev.lateralsnapshot.e2e.ReleaseTestingPlanTestBase.CURRENT_PHASE;
-import static dev.lateralsnapshot.e2e.ReleaseTestingPlanTestBase.PROBE_BUFFERED;
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.CURRENT_BUILD_SIDE_WATERMARK;
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.CURRENT_PHASE;
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.NUM_PROBE_SIDE_RECORDS_BUFFERED;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.createTable;
 import static dev.lateralsnapshot.testutils.tables.VersionedBuildSide.KEYS;
+import static dev.lateralsnapshot.testutils.tables.VersionedBuildSide.OUTPUT_COLUMNS;
+import static dev.lateralsnapshot.testutils.tables.VersionedBuildSide.VERSIONS_COLUMNS;
 import static dev.lateralsnapshot.testutils.tables.VersionedBuildSide.assertExactlyOnceAndNoHalfAppliedUpdate;
 import static dev.lateralsnapshot.testutils.tables.VersionedBuildSide.flipFile;
+import static dev.lateralsnapshot.testutils.tables.VersionedBuildSide.outputOptions;
 import static dev.lateralsnapshot.testutils.tables.VersionedBuildSide.query;
 import static dev.lateralsnapshot.testutils.tables.VersionedBuildSide.versionFile;
 import static dev.lateralsnapshot.testutils.tables.VersionedBuildSide.watermarkAfter;
@@ -67,6 +71,9 @@ class TaskManagerFailuresIT {
     private static final Duration RECOVERY_TIMEOUT = Duration.ofSeconds(90);
 
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
+
+    /** How often the job's sources look for the files the test drops. */
+    private static final String MONITORED = ", 'source.monitor-interval' = '200 ms'";
 
     /** How long a restored filesystem source may take to read again a file it had not finished. */
     private static final Duration SETTLE_AFTER_RESTART = Duration.ofSeconds(2);
@@ -119,7 +126,7 @@ class TaskManagerFailuresIT {
         awaitBuffered(job, ORDERS_PER_FILE);
         long lastBufferedOrder = ordersWritten;
 
-        writeFile(buildDirectory, "flip.json", flipFile());
+        Directories.writeAtomically(buildDirectory, "flip.json", flipFile());
         Wait.until(
                 TIMEOUT,
                 "every join subtask flips",
@@ -213,23 +220,19 @@ class TaskManagerFailuresIT {
                         "SET 'table.local-time-zone' = 'UTC';",
                         // A source subtask without a file sends no watermark; idle, it holds none.
                         "SET 'table.exec.source.idle-timeout' = '500 ms';",
-                        "CREATE TABLE orders (order_id BIGINT, key_id INT) WITH (",
-                        "  'connector' = 'filesystem', 'path' = '" + ordersDirectory.toUri() + "',",
-                        "  'format' = 'csv', 'source.monitor-interval' = '200 ms');",
-                        "CREATE TABLE versions (",
-                        "  key_id INT, version_a BIGINT, version_b BIGINT,",
-                        "  update_time TIMESTAMP(3), WATERMARK FOR update_time AS update_time",
-                        ") WITH (",
-                        "  'connector' = 'filesystem', 'path' = '" + buildDirectory.toUri() + "',",
-                        "  'format' = 'debezium-json', 'source.monitor-interval' = '200 ms');",
-                        // Row formats roll by time or size; a rolled file is committed by the next
-                        // checkpoint.
-                        "CREATE TABLE committed (",
-                        "  order_id BIGINT, key_id INT, version_a BIGINT, version_b BIGINT",
-                        ") WITH (",
-                        "  'connector' = 'filesystem', 'path' = '" + outputDirectory.toUri() + "',",
-                        "  'format' = 'csv', 'sink.rolling-policy.rollover-interval' = '500 ms',",
-                        "  'sink.rolling-policy.check-interval' = '100 ms');",
+                        createTable(
+                                        "orders",
+                                        "order_id BIGINT, key_id INT",
+                                        Directories.filesystem(ordersDirectory, "csv") + MONITORED)
+                                + ";",
+                        createTable(
+                                        "versions",
+                                        VERSIONS_COLUMNS,
+                                        Directories.filesystem(buildDirectory, "debezium-json")
+                                                + MONITORED)
+                                + ";",
+                        createTable("committed", OUTPUT_COLUMNS, outputOptions(outputDirectory))
+                                + ";",
                         "");
         String insert = query("orders AS o", "committed") + ";\n";
         try {
@@ -271,7 +274,7 @@ class TaskManagerFailuresIT {
         Wait.until(
                 TIMEOUT,
                 buffered + " orders buffered by the join",
-                () -> job.metric(PROBE_BUFFERED),
+                () -> job.metric(NUM_PROBE_SIDE_RECORDS_BUFFERED),
                 values -> values.stream().mapToDouble(Double::doubleValue).sum() == buffered);
     }
 
@@ -281,7 +284,7 @@ class TaskManagerFailuresIT {
         Wait.until(
                 TIMEOUT,
                 "version " + version + " applied",
-                () -> job.metric(BUILD_WATERMARK),
+                () -> job.metric(CURRENT_BUILD_SIDE_WATERMARK),
                 watermarks -> watermarks.stream().allMatch(current -> current >= watermark));
     }
 
@@ -295,14 +298,10 @@ class TaskManagerFailuresIT {
             lines.add(order + "," + order % KEYS);
         }
         ordersWritten += ORDERS_PER_FILE;
-        writeFile(ordersDirectory, "orders-" + first + ".csv", lines);
+        Directories.writeAtomically(ordersDirectory, "orders-" + first + ".csv", lines);
     }
 
     private void writeBuildFile(int version) {
-        writeFile(buildDirectory, "v" + version + ".json", versionFile(version));
-    }
-
-    private static void writeFile(Path directory, String name, List<String> lines) {
-        MonitoredDirectory.drop(directory, name, String.join("\n", lines) + "\n");
+        Directories.writeAtomically(buildDirectory, "v" + version + ".json", versionFile(version));
     }
 }

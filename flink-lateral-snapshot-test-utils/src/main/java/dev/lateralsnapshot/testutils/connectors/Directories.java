@@ -46,11 +46,14 @@ public final class Directories {
      * Drops a file into a directory that a filesystem source monitors, atomically: the source skips
      * files whose name starts with a dot, so it never sees half a file.
      */
-    public static void writeAtomically(Path directory, String name, List<String> lines)
-            throws IOException {
+    public static void writeAtomically(Path directory, String name, List<String> lines) {
         Path hidden = directory.resolve("." + name);
-        Files.write(hidden, lines, StandardCharsets.UTF_8);
-        Files.move(hidden, directory.resolve(name), StandardCopyOption.ATOMIC_MOVE);
+        try {
+            Files.write(hidden, lines, StandardCharsets.UTF_8);
+            Files.move(hidden, directory.resolve(name), StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /**

@@ -14,6 +14,9 @@
 
 package dev.lateralsnapshot.testutils.tables;
 
+import dev.lateralsnapshot.testutils.connectors.Directories;
+
+import java.nio.file.Path;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
@@ -75,6 +78,16 @@ public final class VersionedBuildSide {
                 + sql(LOAD_COMPLETED_TIME)
                 + "' AS TIMESTAMP_LTZ(3))) AS r"
                 + " ON o.key_id = r.key_id";
+    }
+
+    /**
+     * The options of the sink of {@link #query}: csv files in a directory. Row formats roll only by
+     * time or size; these roll every half second, and the next checkpoint commits them.
+     */
+    public static String outputOptions(Path directory) {
+        return Directories.filesystem(directory, "csv")
+                + ", 'sink.rolling-policy.rollover-interval' = '500 ms',"
+                + " 'sink.rolling-policy.check-interval' = '100 ms'";
     }
 
     /** Version 0 inserts every key; version v replaces every key's version v - 1 by a pair. */

@@ -39,6 +39,7 @@ import static dev.lateralsnapshot.testutils.tables.VersionedBuildSide.OUTPUT_COL
 import static dev.lateralsnapshot.testutils.tables.VersionedBuildSide.VERSIONS_COLUMNS;
 import static dev.lateralsnapshot.testutils.tables.VersionedBuildSide.assertExactlyOnceAndNoHalfAppliedUpdate;
 import static dev.lateralsnapshot.testutils.tables.VersionedBuildSide.flipFile;
+import static dev.lateralsnapshot.testutils.tables.VersionedBuildSide.outputOptions;
 import static dev.lateralsnapshot.testutils.tables.VersionedBuildSide.versionFile;
 import static dev.lateralsnapshot.testutils.tables.VersionedBuildSide.watermarkAfter;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -210,14 +211,7 @@ class ExactlyOnceAcrossFailuresITCase extends MiniClusterTestBase {
                         VERSIONS_COLUMNS,
                         Directories.filesystem(buildDirectory, "debezium-json")
                                 + ", 'source.monitor-interval' = '100 ms'"));
-        // Row formats roll only by time or size; a rolled file is committed by the next checkpoint.
-        env.executeSql(
-                createTable(
-                        "committed",
-                        OUTPUT_COLUMNS,
-                        Directories.filesystem(outputDirectory, "csv")
-                                + ", 'sink.rolling-policy.rollover-interval' = '500 ms',"
-                                + " 'sink.rolling-policy.check-interval' = '100 ms'"));
+        env.executeSql(createTable("committed", OUTPUT_COLUMNS, outputOptions(outputDirectory)));
     }
 
     // ---- waiting ----

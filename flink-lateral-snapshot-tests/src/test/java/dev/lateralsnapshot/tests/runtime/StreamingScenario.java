@@ -129,7 +129,7 @@ final class StreamingScenario implements AutoCloseable {
     }
 
     /** Drops a build file, atomically. */
-    void writeBuildFile(String name, List<String> lines) throws IOException {
+    void writeBuildFile(String name, List<String> lines) {
         Directories.writeAtomically(buildDirectory, name, lines);
     }
 
