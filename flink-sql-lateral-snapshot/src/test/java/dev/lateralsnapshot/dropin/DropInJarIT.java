@@ -39,6 +39,9 @@ import java.util.stream.Collectors;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipInputStream;
 
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.ORDERS_COLUMNS;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.RATES_COLUMNS;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.createTable;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -162,13 +165,8 @@ class DropInJarIT {
     @Test
     void everyTableEnvironmentPlansTheJoinWithoutInstall() {
         TableEnvironment env = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
-        env.executeSql(
-                "CREATE TABLE orders (order_id BIGINT, currency STRING, ts TIMESTAMP(3),"
-                        + " WATERMARK FOR ts AS ts) WITH ('connector' = 'datagen')");
-        env.executeSql(
-                "CREATE TABLE rates (currency STRING, rate DOUBLE, update_time TIMESTAMP(3),"
-                        + " WATERMARK FOR update_time AS update_time)"
-                        + " WITH ('connector' = 'datagen')");
+        env.executeSql(createTable("orders", ORDERS_COLUMNS, "'connector' = 'datagen'"));
+        env.executeSql(createTable("rates", RATES_COLUMNS, "'connector' = 'datagen'"));
 
         assertThat(
                         env.explainSql(
