@@ -62,16 +62,15 @@ import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.NUM_UNMATCHED_BU
 import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.NUM_UNMATCHED_PROBE_RECORDS;
 
 /**
- * The scenario of the user guide "Enrich a Stream with Reference Data", on an embedded Flink 2.3.0
- * with the LATERAL SNAPSHOT join installed: a customers table with a primary key, an orders table,
- * the load phase, the flip, a customer's upgrade that a later order picks up, and the join's
- * metrics.
+ * The scenario of the tutorial (docs/tutorial.md), on an embedded Flink 2.3.0 with the LATERAL
+ * SNAPSHOT join installed: a customers table with a primary key, an orders table, the load phase,
+ * the flip, a customer's upgrade that a later order picks up, and the join's metrics.
  *
- * <p>The guide's INSERT statements become rows the demo hands to two {@link ChannelSource}s while
- * the query runs: customers is a changelog (upserts by {@code customer_id}) with a watermark on its
- * event-time column {@code updated_at}, which stands in for the guide's {@code $rowtime} system
- * column (open-source Flink has none); orders is append-only. The idle timeout is 5 seconds rather
- * than the guide's minute, so the demo is quick.
+ * <p>The tutorial's INSERT statements become rows the demo hands to two {@link ChannelSource}s
+ * while the query runs: customers is a changelog (upserts by {@code customer_id}) with a watermark
+ * on its event-time column {@code updated_at}, which the demo sets to the time it hands a row over,
+ * as the tutorial's files carry the time they were written; orders is append-only. The idle timeout
+ * is 5 seconds rather than the tutorial's ten, so the demo is quick.
  *
  * <p>Run it from the repository root:
  *
@@ -248,8 +247,8 @@ public final class EnrichOrdersDemo {
     }
 
     /**
-     * The guide's tables: customers, a changelog of upserts by customer with a watermark on its
-     * event time, and orders, append-only.
+     * The tutorial's tables: customers, a changelog of upserts by customer with a watermark on
+     * its event time, and orders, append-only.
      */
     private static void createTables(
             StreamExecutionEnvironment env,
@@ -365,7 +364,7 @@ public final class EnrichOrdersDemo {
                 : watermark + " (" + Instant.ofEpochMilli(watermark) + ")";
     }
 
-    /** Prints rows like the guide: a header, a rule, numbers right-aligned, text left-aligned. */
+    /** Prints rows as a table: a header, a rule, numbers right-aligned, text left-aligned. */
     private static void printTable(List<Row> rows) {
         int[] widths = new int[RESULT_COLUMNS.length];
         List<String[]> cells = new ArrayList<>();

@@ -27,14 +27,14 @@ import java.util.regex.Pattern;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Runs the demo, the README's first command, and checks that it shows the user guide's scenario:
- * the orders held in the load phase and enriched at the flip, order 103 with NULLs, the upgrade
- * that order 104 picks up, and the metrics.
+ * Runs the demo, the README's first command, and checks that it shows the scenario of the tutorial
+ * (docs/tutorial.md): the orders held in the load phase and enriched at the flip, order 103 with
+ * NULLs, the upgrade that order 104 picks up, and the metrics.
  */
 class EnrichOrdersDemoTest {
 
     @Test
-    void showsTheUserGuidesScenario() throws Exception {
+    void showsTheTutorialsScenario() throws Exception {
         PrintStream stdout = System.out;
         ByteArrayOutputStream printed = new ByteArrayOutputStream();
         try (PrintStream capture = new PrintStream(printed, true, StandardCharsets.UTF_8)) {

@@ -200,7 +200,7 @@ final class LocalFlinkCluster implements AutoCloseable {
 
     /**
      * Runs Flink's SQL Client (embedded mode) with an init script ({@code -i}) and a statement file
-     * ({@code -f}), as the release-testing plan does, and returns everything it printed.
+     * ({@code -f}), as a user runs a prepared script, and returns everything it printed.
      */
     String sqlClientWithFile(Path init, Path statements) {
         return runScript(

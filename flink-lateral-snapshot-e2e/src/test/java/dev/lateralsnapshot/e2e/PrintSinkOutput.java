@@ -24,8 +24,8 @@ import java.util.Map;
 import java.util.function.Predicate;
 
 /**
- * The rows of the {@code print} sink in the TaskManagers' {@code .out} files. As the plan says, the
- * files are never truncated while the cluster runs; a {@link Mark} notes their line counts instead.
+ * The rows of the {@code print} sink in the TaskManagers' {@code .out} files. The files are never
+ * truncated while the cluster runs; a {@link Mark} notes their line counts instead.
  */
 final class PrintSinkOutput {
 

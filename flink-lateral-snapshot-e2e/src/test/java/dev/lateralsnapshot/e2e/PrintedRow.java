@@ -18,9 +18,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * One row of the plan's {@code out_print} table as Flink's {@code print} sink writes it to a
- * TaskManager's stdout, for example {@code +I[4, A, 1.0]}, or {@code 2> +I[5, C, null]} when the
- * sink runs with more than one subtask.
+ * One row of the {@code out_print} table of {@link ReleaseTestingPlan} as Flink's {@code print}
+ * sink writes it to a TaskManager's stdout, for example {@code +I[4, A, 1.0]}, or {@code 2> +I[5,
+ * C, null]} when the sink runs with more than one subtask.
  */
 record PrintedRow(String kind, long orderId, String currency, Double rate) {
 

@@ -60,9 +60,11 @@ import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.createTable;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The release-testing plan, sections 1 to 8, on a cluster with the default (heap) state backend,
- * plus the drop-in jar under Flink's other entry points: an ordinary query in the SQL Client and a
- * Table API program submitted with {@code flink run}.
+ * The join on a cluster with the default (heap) state backend: the load phase and the flip, the
+ * load completion time, build-side changes, planning errors, join conditions and parallelism, state
+ * TTL, savepoints in both phases and batch mode, each as docs/lateral-snapshot-join.md describes
+ * it; plus the drop-in jar under Flink's other entry points: an ordinary query in the SQL Client
+ * and a Table API program submitted with {@code flink run}.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ReleaseTestingPlanIT extends ReleaseTestingPlanTestBase {
@@ -99,8 +101,8 @@ class ReleaseTestingPlanIT extends ReleaseTestingPlanTestBase {
     @Order(1)
     void section1LoadPhaseAndFlipThenSection7SavepointAndRestoreInJoinPhase() {
         ClusterJob job = loadPhaseAndFlipViaIdleTimeout();
-        // "Run the job from section 6 (or section 1)": section 1's, which has no state TTL, so
-        // that what the restored job matches depends on the restored build side alone.
+        // The job of the load phase, which has no state TTL, so that what the restored job matches
+        // depends on the restored build side alone.
         savepointAndRestoreInJoinPhase(job, insert("JOIN", EQUI, IDLE_TIMEOUT));
     }
 
@@ -197,8 +199,8 @@ class ReleaseTestingPlanIT extends ReleaseTestingPlanTestBase {
                                         "Argument 'on_time' of SNAPSHOT must reference a TIMESTAMP"
                                             + " or TIMESTAMP_LTZ column (up to precision 3), but"
                                             + " column 'rate' has type 'DOUBLE'.")),
-                        // The plan's statement selects o.order_id, which probe_agg does not have
-                        // (that fails on the column first); its columns are currency and c.
+                        // probe_agg has no o.order_id (a query selecting it fails on the column
+                        // first); its columns are currency and c.
                         new Step(
                                 "EXPLAIN SELECT o.currency, o.c FROM probe_agg AS o JOIN LATERAL "
                                         + snapshotRates
@@ -255,8 +257,8 @@ class ReleaseTestingPlanIT extends ReleaseTestingPlanTestBase {
                                         + " AS r WHERE o.currency = r.currency;",
                                 Outcome.plans(JOIN_PLAN)));
 
-        // "A failing statement aborts a -f script, so paste the statements one at a time into the
-        // interactive client": they are typed into one interactive session.
+        // A failing statement aborts a -f script, so the statements are typed into one
+        // interactive session, one at a time.
         List<String> results =
                 interactiveResults(
                         steps.stream().map(Step::statement).collect(Collectors.toList()));
@@ -421,8 +423,9 @@ class ReleaseTestingPlanIT extends ReleaseTestingPlanTestBase {
                 .as("the repeated run")
                 .isEqualTo(expected);
 
-        // The plan expects HashJoin or AdaptiveJoin. For these four-row files Flink 2.3.0 plans
-        // a broadcast NestedLoopJoin, for the regular join too: the check is that both are alike.
+        // Flink chooses the regular join (docs/lateral-snapshot-join.md, "Batch mode"): for these
+        // four-row files Flink 2.3.0 plans a broadcast NestedLoopJoin rather than a HashJoin or an
+        // AdaptiveJoin, for the regular join too: the check is that both are alike.
         List<String> plans = optimizedPlans(printed);
         assertThat(plans).hasSize(2);
         assertThat(plans.get(0))
@@ -455,13 +458,13 @@ class ReleaseTestingPlanIT extends ReleaseTestingPlanTestBase {
     }
 
     /**
-     * Section 5's submission: the section 1 query with another condition, at parallelism 2.
+     * The query of the load phase with another condition, at parallelism 2.
      *
-     * <p>One addition to the plan: at parallelism 2 one build source subtask never reads a file,
-     * and in Flink 2.3.0 it then never sends a watermark either. The build watermark of the join
-     * stays Long.MIN_VALUE, so the idle timeout, which counts from the last advance, never starts,
-     * and no build row ever becomes visible (they wait for the watermark). Flink's idle-source
-     * timeout marks that subtask idle, and the watermark passes it.
+     * <p>At parallelism 2 one build source subtask never reads a file, and in Flink 2.3.0 it then
+     * never sends a watermark either. The build watermark of the join stays Long.MIN_VALUE, so the
+     * idle timeout, which counts from the last advance, never starts, and no build row ever becomes
+     * visible (they wait for the watermark). Flink's idle-source timeout marks that subtask idle,
+     * and the watermark passes it.
      */
     private ClusterJob submitAtParallelismTwo(String condition) {
         return submit(
@@ -529,10 +532,10 @@ class ReleaseTestingPlanIT extends ReleaseTestingPlanTestBase {
         return ANSI_ESCAPE.matcher(printed).replaceAll("");
     }
 
-    /** One statement of section 4 and what the SQL Client must answer to it. */
+    /** One statement of the planning errors test and what the SQL Client must answer to it. */
     private record Step(String statement, Outcome outcome) {}
 
-    /** What the SQL Client must answer to one statement of section 4. */
+    /** What the SQL Client must answer to one statement of the planning errors test. */
     private static final class Outcome {
         private final String error;
         private final String planFragment;

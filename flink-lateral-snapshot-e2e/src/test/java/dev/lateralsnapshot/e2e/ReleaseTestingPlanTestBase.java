@@ -57,15 +57,14 @@ import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.currency;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The release-testing plan (seed 004) against a real local cluster: one cluster per test class,
- * started from the assembled distribution with the drop-in jar in {@code lib/}; jobs submitted
- * through Flink's SQL Client with {@code -i ddl.sql} and {@code -f}; results read from the {@code
- * print} sink in the TaskManagers' {@code .out} files; metrics read from the REST API.
+ * The join against a real local cluster: one cluster per test class, started from the assembled
+ * distribution with the drop-in jar in {@code lib/}; jobs submitted through Flink's SQL Client with
+ * {@code -i ddl.sql} and {@code -f}; results read from the {@code print} sink in the TaskManagers'
+ * {@code .out} files; metrics read from the REST API.
  *
- * <p>Each test is one section (or two that the plan chains) and starts as the plan says a section
- * starts: no job running, an empty build directory. Waits the plan does not depend on are shorter
- * than a person would take (for example fewer buffered orders before a savepoint), and metrics are
- * fetched every second instead of every ten.
+ * <p>Each test starts with no job running and an empty build directory. Waits that the checks do
+ * not depend on are short (for example a handful of buffered orders before a savepoint), and
+ * metrics are fetched every second instead of every ten.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class ReleaseTestingPlanTestBase {
@@ -93,8 +92,8 @@ abstract class ReleaseTestingPlanTestBase {
 
     @BeforeAll
     void startCluster() throws IOException {
-        // The distribution's configuration has the plan's settings (section 0): 4 slots per
-        // TaskManager, a checkpoint every 10 s; the cluster has its own checkpoint directories.
+        // The distribution's configuration (the README's "A local Flink 2.3.0 cluster"): 4 slots
+        // per TaskManager, a checkpoint every 10 s; the cluster has its own checkpoint directories.
         Map<String, String> options = new HashMap<>(clusterOptions());
         // Metric values on the REST API refresh every 10 s by default; the tests do not wait that
         // long.
@@ -106,7 +105,7 @@ abstract class ReleaseTestingPlanTestBase {
         Files.writeString(ddl, ReleaseTestingPlan.ddl(buildDirectory));
     }
 
-    /** "Cancel the job and empty the build directory", before the next section. */
+    /** Cancels every job and empties the build directory, so that the next test starts afresh. */
     @AfterEach
     void cancelJobsAndEmptyBuildDirectory() {
         for (String jobId : cluster.rest().unfinishedJobIds()) {
@@ -132,11 +131,11 @@ abstract class ReleaseTestingPlanTestBase {
         }
     }
 
-    // ---- sections of the plan ----
+    // ---- what every cluster configuration runs ----
 
     /**
-     * Section 1: the load phase buffers orders until the build watermark has been idle for 10 s,
-     * then the join flips and prints every buffered order at once. Returns the running job.
+     * The load phase buffers orders until the build watermark has been idle for 10 s, then the
+     * join flips and prints every buffered order at once. Returns the running job.
      */
     ClusterJob loadPhaseAndFlipViaIdleTimeout() {
         PrintSinkOutput.Mark start = output.mark();
@@ -185,8 +184,8 @@ abstract class ReleaseTestingPlanTestBase {
     }
 
     /**
-     * Section 3: a LEFT JOIN prints C orders with a NULL rate; then an update of A, a delete of B
-     * and an insert of C become visible together, and nothing printed before changes.
+     * A LEFT JOIN prints C orders with a NULL rate; then an update of A, a delete of B and an
+     * insert of C become visible together, and nothing printed before changes.
      */
     void buildSideUpdatesDeletesAndLeftJoin() {
         PrintSinkOutput.Mark start = output.mark();
@@ -224,9 +223,9 @@ abstract class ReleaseTestingPlanTestBase {
 
         Wait.sleep(METRIC_REFRESH);
         assertThat(job.metricValue(NUM_UNMATCHED_BUILD_RETRACTIONS)).isZero();
-        // The plan says numUnmatchedProbeRecords stays 0 for a LEFT JOIN. SPEC.md (section 7)
-        // counts probe rows without a match for LEFT joins too (null-padded), and SPEC.md wins:
-        // at least every null-padded row printed so far is counted.
+        // numUnmatchedProbeRecords counts probe rows without a match for LEFT joins too, the
+        // null-padded ones (docs/lateral-snapshot-join.md, "Metrics"; Flink 2.4 counts them
+        // otherwise, see "This library and Flink 2.4"): every one printed so far is counted.
         long nullPadded = rows.stream().filter(row -> row.rate() == null).count();
         assertThat(nullPadded).isPositive();
         job.awaitMetric(
@@ -234,8 +233,9 @@ abstract class ReleaseTestingPlanTestBase {
     }
 
     /**
-     * Section 7, join phase: stop the running job with a savepoint and restore it; it is in the
-     * join phase at once and still matches A and B, with fresh metrics. The job has no state TTL.
+     * A savepoint in the join phase: stop the running job with a savepoint and restore it; it is in
+     * the join phase at once and still matches A and B, with fresh metrics. The job has no state
+     * TTL.
      */
     void savepointAndRestoreInJoinPhase(ClusterJob job, String insert) {
         double unmatchedBeforeStop = job.metricValue(NUM_UNMATCHED_PROBE_RECORDS);
@@ -261,14 +261,14 @@ abstract class ReleaseTestingPlanTestBase {
     }
 
     /**
-     * Section 7, load phase: orders buffered before a savepoint survive it and are printed at the
-     * flip after the restore.
+     * A savepoint in the load phase: orders buffered before a savepoint survive it and are printed
+     * at the flip after the restore.
      */
     void savepointAndRestoreInLoadPhase() {
         String insert = insert("JOIN", EQUI, LOAD_COMPLETED_TIME);
         PrintSinkOutput.Mark start = output.mark();
         ClusterJob job = submit(insert);
-        // The plan lets it buffer about 30 orders; any handful proves the point.
+        // A handful of buffered orders proves the point.
         long buffered =
                 (long)
                         job.awaitMetric(
@@ -324,7 +324,7 @@ abstract class ReleaseTestingPlanTestBase {
         }
     }
 
-    /** "SET 'execution.state-recovery.path' = ...", the INSERT, then RESET, as the plan says. */
+    /** "SET 'execution.state-recovery.path' = ...", the INSERT, then RESET: docs/operations.md. */
     ClusterJob submitRestoring(String savepoint, String insert) {
         return submit(
                 "SET 'execution.state-recovery.path' = '"

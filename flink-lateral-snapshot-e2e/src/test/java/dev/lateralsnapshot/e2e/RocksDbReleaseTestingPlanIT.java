@@ -24,8 +24,8 @@ import static dev.lateralsnapshot.e2e.ReleaseTestingPlan.insert;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The plan's exploratory item "RocksDB state backend ({@code state.backend.type: rocksdb}) for
- * sections 1, 3 and 7", on a cluster configured that way.
+ * The load phase, the build-side changes and the savepoints of {@link ReleaseTestingPlanIT} again,
+ * on a cluster whose state backend is RocksDB ({@code state.backend.type: rocksdb}).
  */
 class RocksDbReleaseTestingPlanIT extends ReleaseTestingPlanTestBase {
 

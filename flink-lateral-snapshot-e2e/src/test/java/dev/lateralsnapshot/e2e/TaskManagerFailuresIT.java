@@ -46,12 +46,13 @@ import static dev.lateralsnapshot.testutils.tables.VersionedBuildSide.watermarkA
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Exactly once across real process failures (SPEC section 8): a TaskManager that runs the join is
- * killed with SIGKILL once in the load phase and three times in the join phase, and a new one is
- * started in its place each time, on a local cluster with RocksDB, incremental checkpoints every
- * second and the filesystem sink, which commits its files only with a checkpoint. The committed
- * output must hold every order exactly once, and no row may show a half-applied update pair: the
- * build side is a {@link VersionedBuildSide}, on which one would show.
+ * Exactly once across real process failures (docs/reliability.md, "TaskManagers killed"): a
+ * TaskManager that runs the join is killed with SIGKILL once in the load phase and three times in
+ * the join phase, and a new one is started in its place each time, on a local cluster with RocksDB,
+ * incremental checkpoints every second and the filesystem sink, which commits its files only with a
+ * checkpoint. The committed output must hold every order exactly once, and no row may show a
+ * half-applied update pair: the build side is a {@link VersionedBuildSide}, on which one would
+ * show.
  *
  * <p>Orders and build changes are files that the test drops into directories which the job's
  * filesystem sources monitor; both sources keep in their checkpoints which files they have read and

@@ -32,9 +32,9 @@ import static org.apache.flink.table.api.Expressions.descriptor;
  * planner comes from the drop-in jar in {@code lib/}.
  *
  * <p>Arguments: a file of {@code CREATE TABLE} statements for the tables {@code orders} and {@code
- * rates} of the release-testing plan, each ending with {@code ;} and a line break, and an {@code
- * INSERT} statement. Prints the plan of a LEFT JOIN of the two in the Table API ({@code
- * fromCall("SNAPSHOT", ...)}) and the plan of the statement, then submits the statement.
+ * rates} of docs/lateral-snapshot-join.md ("Syntax"), each ending with {@code ;} and a line break,
+ * and an {@code INSERT} statement. Prints the plan of a LEFT JOIN of the two in the Table API
+ * ({@code fromCall("SNAPSHOT", ...)}) and the plan of the statement, then submits the statement.
  */
 public final class TableApiProgram {
 

@@ -47,10 +47,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * mode. Each file holds the statement
  * and Flink's complete EXPLAIN output for it.
  *
- * <p>The tables are those of the release-testing plan (seed 004). Plans do not depend on the clock:
- * every streaming query fixes {@code load_completed_time}, whose default is the time of
- * compilation. Batch plans do not depend on file sizes: the sources report no statistics. Planning
- * never reads the tables' files, and their directory is not in the plans.
+ * <p>The tables are those of the reference (docs/lateral-snapshot-join.md, "Syntax"), and a few
+ * more. Plans do not depend on the clock: every streaming query fixes {@code load_completed_time},
+ * whose default is the time of compilation. Batch plans do not depend on file sizes: the sources
+ * report no statistics. Planning never reads the tables' files, and their directory is not in the
+ * plans.
  */
 class LateralSnapshotPlanTest {
 
@@ -305,7 +306,7 @@ class LateralSnapshotPlanTest {
                 "EXPLAIN" + details + " " + planCase.statement + "\n\n" + explained);
     }
 
-    /** SPEC section 1: the syntax variants of a join plan identically. */
+    /** The syntax variants of a join plan identically (docs/lateral-snapshot-join.md, "Syntax"). */
     @Test
     void syntaxVariantsPlanIdentically() {
         TableEnvironment env = streamingEnvironment();

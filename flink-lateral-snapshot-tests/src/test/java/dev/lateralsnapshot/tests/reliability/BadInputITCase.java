@@ -395,9 +395,10 @@ class BadInputITCase extends MiniClusterTestBase {
 
     /**
      * The probe watermark is held back in the load phase: the join forwards none while its probe
-     * watermark moves. At the flip it is released (SPEC section 3), also when the probe side has
-     * gone idle meanwhile: downstream operators must learn that the orders emitted at the flip are
-     * complete up to it, and must not have moved past them while the join was loading.
+     * watermark moves. At the flip it is released (docs/lateral-snapshot-join.md, "How it works"),
+     * also when the probe side has gone idle meanwhile: downstream operators must learn that the
+     * orders emitted at the flip are complete up to it, and must not have moved past them while the
+     * join was loading.
      */
     @Test
     void heldProbeWatermarkIsReleasedAtTheFlipAlsoWhenTheProbeSideIsIdle() throws Exception {

@@ -39,11 +39,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
 /**
- * State compatibility (SPEC section 8): restores every savepoint committed under {@code
- * src/test/resources/reliability/savepoints/<version>/}, taken with {@link SavepointJob} in each
- * phase on each state backend, and checks that the restored job behaves as the phase demands (see
- * {@link SavepointPhase}). A change to the operator's state (names, serializers, layout) or to the
- * shape of the job graph the planner builds fails here, as it would fail a user's restore.
+ * State compatibility (docs/reliability.md, "Committed savepoints"): restores every savepoint
+ * committed under {@code src/test/resources/reliability/savepoints/<version>/}, taken with {@link
+ * SavepointJob} in each phase on each state backend, and checks that the restored job behaves as
+ * the phase demands (see {@link SavepointPhase}). A change to the operator's state (names,
+ * serializers, layout) or to the shape of the job graph the planner builds fails here, as it would
+ * fail a user's restore.
  *
  * <p>{@link #generateSavepoints()} takes the savepoints of the version named by the system property
  * {@value #GENERATE_PROPERTY}; the README in the savepoint directory says when that is legitimate:

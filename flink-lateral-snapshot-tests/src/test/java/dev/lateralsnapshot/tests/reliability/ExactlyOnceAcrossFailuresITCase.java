@@ -45,11 +45,12 @@ import static dev.lateralsnapshot.testutils.tables.VersionedBuildSide.watermarkA
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Exactly once across failures (SPEC section 8): a job with checkpoints every second, a replayable
- * probe source, a debezium-json build directory and the filesystem sink, which commits its files
- * only with a checkpoint, is failed once in the load phase and three times in the join phase. The
- * committed output must hold every probe row exactly once, and no row may show a half-applied
- * update pair: the build side is a {@link VersionedBuildSide}, on which one would show.
+ * Exactly once across failures (docs/reliability.md, "Injected failures"): a job with checkpoints
+ * every second, a replayable probe source, a debezium-json build directory and the filesystem sink,
+ * which commits its files only with a checkpoint, is failed once in the load phase and three times
+ * in the join phase. The committed output must hold every probe row exactly once, and no row may
+ * show a half-applied update pair: the build side is a {@link VersionedBuildSide}, on which one
+ * would show.
  *
  * <p>The build files are written one after the other, each only once the previous one has been read
  * and a checkpoint taken after it: the filesystem source reads files in parallel, and changes of

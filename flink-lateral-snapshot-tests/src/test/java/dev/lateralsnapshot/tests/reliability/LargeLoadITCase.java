@@ -60,7 +60,7 @@ import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.createTable;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A large load (issue "Reliability", part 3): one million orders buffered in the load phase on
+ * A large load (docs/reliability.md, section 3): one million orders buffered in the load phase on
  * RocksDB, with incremental checkpoints every 10 seconds. The checkpoints taken while the orders
  * are buffered must complete, the flip must emit every order exactly once, and the heap must stay
  * bounded: the buffered orders live in RocksDB, off the heap. The test prints what it measured.
@@ -71,7 +71,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * mvn -B -o verify -pl flink-lateral-snapshot-tests -Plarge-load
  * }</pre>
  *
- * <p>With three keys, as the seed's three currencies, each key buffers a third of the orders; with
+ * <p>With three keys, as the orders' three currencies, each key buffers a third of the orders; with
  * 100,000 keys ten each.
  */
 @Tag("large-load")

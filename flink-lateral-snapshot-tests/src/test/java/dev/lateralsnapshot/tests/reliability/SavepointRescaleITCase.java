@@ -29,11 +29,11 @@ import java.util.stream.Stream;
 import static dev.lateralsnapshot.tests.reliability.SavepointPhase.ORDERS_BEFORE_SAVEPOINT;
 
 /**
- * Stop-with-savepoint and restore with another parallelism, 2 to 1 to 2, in both phases (SPEC
- * section 8): the keyed state (build rows, pending changes, buffered orders) is spread anew over
- * the subtasks, and the phase, which every subtask keeps, must survive the merge and the split.
- * Each restore adds three orders, which the phase handles as it must: the load phase buffers them,
- * the join phase joins them at once.
+ * Stop-with-savepoint and restore with another parallelism, 2 to 1 to 2, in both phases
+ * (docs/reliability.md, "Changed parallelism"): the keyed state (build rows, pending changes,
+ * buffered orders) is spread anew over the subtasks, and the phase, which every subtask keeps, must
+ * survive the merge and the split. Each restore adds three orders, which the phase handles as it
+ * must: the load phase buffers them, the join phase joins them at once.
  */
 class SavepointRescaleITCase extends MiniClusterTestBase {
 

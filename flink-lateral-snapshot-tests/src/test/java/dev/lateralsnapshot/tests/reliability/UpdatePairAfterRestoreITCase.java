@@ -32,9 +32,10 @@ import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.CURRENT_PHASE;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * An update pair must stay atomic after a restore (SPEC sections 3 and 8), also when the first
- * build row the restored job reads is the -U of a pair, with the seed's build watermark ({@code
- * WATERMARK FOR update_time AS update_time}).
+ * An update pair must stay atomic after a restore (docs/lateral-snapshot-join.md, "Build-side
+ * changes"), also when the first build row the restored job reads is the -U of a pair, with the
+ * reference's build watermark ({@code WATERMARK FOR update_time AS update_time}): the first fault
+ * of docs/reliability.md, "Found and fixed".
  *
  * <p>A restored job starts with no build watermark, and Flink's SQL watermark assigner emits a
  * watermark as soon as a row moves it forward, right after that row: after the -U, whose time is

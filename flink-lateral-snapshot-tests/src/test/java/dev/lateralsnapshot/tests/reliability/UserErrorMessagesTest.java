@@ -62,11 +62,12 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 /**
  * Every way a user can get a LATERAL SNAPSHOT query wrong, in SQL and in the Table API, fails at
  * planning with a {@link ValidationException} or {@link SqlParserException} (a {@link
- * TableException} where SPEC section 5 says so) whose message tells the user what to change: it
- * names what is wrong, and shows nothing of the planner's insides (no Calcite position prefix, no
- * Java class names, no stack trace), neither in the exception nor in its root cause, which the SQL
- * Client prints. No cause is a {@link NullPointerException} or an {@link AssertionError}: those are
- * bugs that happen to stop the query.
+ * TableException} for the non-deterministic build column, as docs/lateral-snapshot-join.md shows in
+ * "Planning errors") whose message tells the user what to change: it names what is wrong, and shows
+ * nothing of the planner's insides (no Calcite position prefix, no Java class names, no stack
+ * trace), neither in the exception nor in its root cause, which the SQL Client prints. No cause is
+ * a {@link NullPointerException} or an {@link AssertionError}: those are bugs that happen to stop
+ * the query.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class UserErrorMessagesTest {
@@ -616,7 +617,7 @@ class UserErrorMessagesTest {
 
     // ---- building the cases ----
 
-    /** A fragment of seed 004's statement, section 4: between the probe table and ON. */
+    /** A fragment of a query of the orders: what stands between the probe table and ON. */
     private static void sql(
             List<Arguments> queries, String mistake, String fragment, String named) {
         statement(
@@ -652,7 +653,7 @@ class UserErrorMessagesTest {
         return env.from("orders").join(snapshot, $("currency").isEqual($("r_currency"))).explain();
     }
 
-    /** SPEC section 5: a TableException from Flink's determinism check, as for any join. */
+    /** A TableException from Flink's determinism check, as for any join ("Planning errors"). */
     private static Object nonDeterministicBuildColumn(TableEnvironment env) {
         env.executeSql("CREATE TEMPORARY VIEW IF NOT EXISTS rates_rand AS " + RATES_RAND_QUERY);
         env.getConfig().set("table.optimizer.non-deterministic-update.strategy", "TRY_RESOLVE");
@@ -678,7 +679,7 @@ class UserErrorMessagesTest {
                         + " SNAPSHOT(input => TABLE rates_b) AS r ON o.currency = r.currency");
     }
 
-    /** The call that the seed's Table API section joins with joinLateral. */
+    /** The call that a joinLateral would join, which the library rejects ("Table API"). */
     private static ApiExpression snapshotCall(TableEnvironment env) {
         return call(
                 "SNAPSHOT",

@@ -40,8 +40,8 @@ import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.createTable;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Batch mode: section 8 of the release-testing plan (seed 004). A batch job keeps no keyed state in
- * the configured backend, but runs with each configuration anyway, to show that it ignores it.
+ * Batch mode (docs/lateral-snapshot-join.md, "Batch mode"). A batch job keeps no keyed state in the
+ * configured backend, but runs with each configuration anyway, to show that it ignores it.
  */
 class BatchModeITCase extends MiniClusterTestBase {
 
@@ -68,9 +68,9 @@ class BatchModeITCase extends MiniClusterTestBase {
                         "+I[4, A, 1.5]");
         assertThat(rows(env, LEFT_JOIN)).as("a repeated run").isEqualTo(firstRun);
 
-        // The plan is the regular join's. The plan expects a hash or adaptive join; for files
-        // this small, Flink's cost model broadcasts the build side into a nested-loop join, for
-        // the regular join just the same.
+        // The plan is the regular join's, which Flink chooses (docs/lateral-snapshot-join.md,
+        // "Batch mode"): for files this small, its cost model broadcasts the build side into a
+        // nested-loop join rather than a hash or adaptive join, for the regular join just the same.
         String snapshotJoin =
                 optimizedPlans(
                         env,

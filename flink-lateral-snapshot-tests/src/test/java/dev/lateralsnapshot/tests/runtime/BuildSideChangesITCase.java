@@ -35,8 +35,9 @@ import static dev.lateralsnapshot.testutils.tables.RateChanges.WATERMARK_OF_003;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Build-side updates, deletes and inserts under a LEFT JOIN, after the flip: section 3 of the
- * release-testing plan (seed 004), on the heap and on the RocksDB state backend.
+ * Build-side updates, deletes and inserts under a LEFT JOIN, after the flip
+ * (docs/lateral-snapshot-join.md, "Build-side changes"), on the heap and on the RocksDB state
+ * backend.
  */
 class BuildSideChangesITCase extends MiniClusterTestBase {
 
@@ -110,9 +111,9 @@ class BuildSideChangesITCase extends MiniClusterTestBase {
 
             assertThat(scenario.metrics().longs(NUM_UNMATCHED_BUILD_RETRACTIONS))
                     .isEqualTo(onEverySubtask(0));
-            // SPEC section 7 counts every probe row without a match, for LEFT joins too: the
-            // null-padded ones. The plan (seed 004, section 3) expects 0 for a LEFT join; SPEC
-            // decides.
+            // The counter counts every probe row without a match, for LEFT joins too: the
+            // null-padded ones (docs/lateral-snapshot-join.md, "Metrics"; Flink 2.4 counts them
+            // otherwise, see "This library and Flink 2.4").
             assertThat(scenario.metrics().sum(NUM_UNMATCHED_PROBE_RECORDS))
                     .isEqualTo(orders.stream().filter(order -> order.rate == null).count());
         }

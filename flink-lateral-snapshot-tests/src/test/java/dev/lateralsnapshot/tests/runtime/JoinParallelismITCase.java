@@ -29,8 +29,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 /**
- * Join predicates and the parallelism they allow: section 5 of the release-testing plan (seed 004),
- * at default parallelism 2, on the heap and on the RocksDB state backend.
+ * Join predicates and the parallelism they allow (docs/lateral-snapshot-join.md, "Join conditions
+ * and parallelism"), at default parallelism 2, on the heap and on the RocksDB state backend.
  */
 class JoinParallelismITCase extends MiniClusterTestBase {
 

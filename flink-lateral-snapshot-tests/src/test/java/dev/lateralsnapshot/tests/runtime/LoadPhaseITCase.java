@@ -35,11 +35,10 @@ import static dev.lateralsnapshot.testutils.tables.RateChanges.WATERMARK_OF_002;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The load phase and the flip to the join phase: sections 1 and 2 of the release-testing plan (seed
- * 004), on the heap and on the RocksDB state backend.
+ * The load phase and the flip to the join phase (docs/lateral-snapshot-join.md, "How it works" and
+ * "Choosing how the load phase ends"), on the heap and on the RocksDB state backend.
  *
- * <p>The plan's idle timeout of 10 seconds is shortened to one: its length is not the point, only
- * that the flip waits for it.
+ * <p>The idle timeout is one second: its length is not the point, only that the flip waits for it.
  */
 class LoadPhaseITCase extends MiniClusterTestBase {
 
@@ -48,7 +47,7 @@ class LoadPhaseITCase extends MiniClusterTestBase {
 
     private static final String ON_CURRENCY = ") AS r ON o.currency = r.currency";
 
-    /** Section 1: load phase and flip via idle timeout. */
+    /** The load phase, and the flip once the build watermark has been idle for the timeout. */
     @ParameterizedTest
     @EnumSource(StateBackendKind.class)
     void flipsAfterTheIdleTimeoutAndEmitsTheBufferedOrdersAtOnce(StateBackendKind backend)
@@ -109,7 +108,7 @@ class LoadPhaseITCase extends MiniClusterTestBase {
         }
     }
 
-    /** Section 2: stuck in the load phase without a timeout, then the load completion time. */
+    /** Stuck in the load phase without a timeout, then a flip at the load completion time. */
     @ParameterizedTest
     @EnumSource(StateBackendKind.class)
     void staysInTheLoadPhaseUntilTheBuildWatermarkReachesTheLoadCompletedTime(
@@ -122,7 +121,7 @@ class LoadPhaseITCase extends MiniClusterTestBase {
                             + "input => TABLE rates, on_time => DESCRIPTOR(update_time)"
                             + ON_CURRENCY);
             bufferOrdersAroundFile001(scenario);
-            // As long as section 1's idle timeout, and more.
+            // Longer than the idle timeout of the test above.
             Thread.sleep(1500);
             assertThat(scenario.metrics().longs(CURRENT_PHASE)).isEqualTo(onEverySubtask(0L));
             assertThat(scenario.metrics().longs(CURRENT_BUILD_SIDE_WATERMARK))

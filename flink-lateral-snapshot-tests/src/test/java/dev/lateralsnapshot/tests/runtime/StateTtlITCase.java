@@ -32,12 +32,12 @@ import static dev.lateralsnapshot.testutils.tables.RateChanges.WATERMARK_OF_001;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * State TTL of the build side: section 6 of the release-testing plan (seed 004), on the heap and on
- * the RocksDB state backend.
+ * State TTL of the build side (docs/lateral-snapshot-join.md, "State and state TTL"), on the heap
+ * and on the RocksDB state backend.
  *
- * <p>The plan's TTL of 20 seconds is shortened to two, and the idle timeout set to three, so that
- * the load phase holds the loaded build rows longer than the TTL: that makes "nothing is evicted
- * during the load phase" a real check.
+ * <p>The TTL is two seconds and the idle timeout three, so that the load phase holds the loaded
+ * build rows longer than the TTL: that makes "nothing is evicted during the load phase" a real
+ * check.
  */
 class StateTtlITCase extends MiniClusterTestBase {
 

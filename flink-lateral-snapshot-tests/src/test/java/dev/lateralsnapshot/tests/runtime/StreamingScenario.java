@@ -47,16 +47,17 @@ import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.RATES_COLUMNS;
 import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.createTable;
 
 /**
- * One streaming LATERAL SNAPSHOT job of the release-testing plan (seed 004, section 0) on a
- * MiniCluster, at parallelism 2.
+ * One streaming LATERAL SNAPSHOT job on a MiniCluster, at parallelism 2, over the tables of the
+ * reference (docs/lateral-snapshot-join.md, "Syntax").
  *
  * <ul>
  *   <li>{@code rates}, the build side, is a directory of debezium-json files that the filesystem
- *       source monitors, as in the plan; {@link #writeBuildFile} drops the plan's files into it.
- *   <li>{@code orders}, the probe side, has the plan's schema (the currency cycles B, C, A with the
- *       order id, {@code ts AS LOCALTIMESTAMP}, watermark {@code ts - 1 s}), but instead of a
- *       datagen emitting one order per second it emits exactly the orders {@link #emitOrders} asks
- *       for, so that the test knows which orders exist before and after a build change.
+ *       source monitors, as in the reference; {@link #writeBuildFile} drops the files of {@code
+ *       RateChanges} into it.
+ *   <li>{@code orders}, the probe side, has the reference's schema (the currency cycles B, C, A
+ *       with the order id, {@code ts AS LOCALTIMESTAMP}, watermark {@code ts - 1 s}), but instead
+ *       of a datagen emitting one order per second it emits exactly the orders {@link #emitOrders}
+ *       asks for, so that the test knows which orders exist before and after a build change.
  *   <li>{@code enriched}, the sink, collects every output row with its change kind.
  * </ul>
  */
