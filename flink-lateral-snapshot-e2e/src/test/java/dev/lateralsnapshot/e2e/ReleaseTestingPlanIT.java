@@ -112,10 +112,7 @@ class ReleaseTestingPlanIT extends ReleaseTestingPlanTestBase {
         PrintSinkOutput.Mark start = output.mark();
         ClusterJob stuck = submit(insert("JOIN", EQUI));
         writeBuildFile("001.json", FILE_001);
-        stuck.awaitMetric(
-                CURRENT_BUILD_SIDE_WATERMARK,
-                OUTPUT_TIMEOUT,
-                watermark -> watermark == WATERMARK_OF_001);
+        awaitBuildWatermark(stuck, WATERMARK_OF_001);
         double buffered = stuck.metricValue(NUM_PROBE_SIDE_RECORDS_BUFFERED);
         // No idle timeout and a load completion time of today: nothing moves it out of the load
         // phase, while about one more order per second is buffered.
@@ -129,10 +126,7 @@ class ReleaseTestingPlanIT extends ReleaseTestingPlanTestBase {
 
         ClusterJob fixed = submit(insert("JOIN", EQUI, LOAD_COMPLETED_TIME));
         writeBuildFile("001.json", FILE_001);
-        fixed.awaitMetric(
-                CURRENT_BUILD_SIDE_WATERMARK,
-                OUTPUT_TIMEOUT,
-                watermark -> watermark == WATERMARK_OF_001);
+        awaitBuildWatermark(fixed, WATERMARK_OF_001);
         Wait.sleep(METRIC_REFRESH);
         assertThat(fixed.metricValue(CURRENT_PHASE)).as("below the load completion time").isZero();
         assertThat(output.rowsSince(start)).isEmpty();
@@ -336,10 +330,7 @@ class ReleaseTestingPlanIT extends ReleaseTestingPlanTestBase {
                 .as("nothing evicted in the load phase")
                 .isZero();
         writeBuildFile("001.json", FILE_001);
-        job.awaitMetric(
-                CURRENT_BUILD_SIDE_WATERMARK,
-                OUTPUT_TIMEOUT,
-                watermark -> watermark == WATERMARK_OF_001);
+        awaitBuildWatermark(job, WATERMARK_OF_001);
         assertThat(job.metricValue(NUM_STATE_TTL_EVICTIONS))
                 .as("nothing evicted in the load phase")
                 .isZero();

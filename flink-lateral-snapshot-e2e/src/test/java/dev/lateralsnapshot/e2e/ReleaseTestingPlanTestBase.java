@@ -151,10 +151,7 @@ abstract class ReleaseTestingPlanTestBase {
 
         long written = System.nanoTime();
         writeBuildFile("001.json", FILE_001);
-        job.awaitMetric(
-                CURRENT_BUILD_SIDE_WATERMARK,
-                OUTPUT_TIMEOUT,
-                watermark -> watermark == WATERMARK_OF_001);
+        awaitBuildWatermark(job, WATERMARK_OF_001);
         assertThat(job.metricValue(CURRENT_PHASE))
                 .as("still loading: the build watermark has just advanced")
                 .isZero();
@@ -289,6 +286,11 @@ abstract class ReleaseTestingPlanTestBase {
                 .as("the first order buffered before the savepoint")
                 .isEqualTo(1);
         assertMatchedOrders(rows, 1, lastOrderId(rows), Map.of("A", 1.0, "B", 2.0));
+    }
+
+    /** Waits until the join's build watermark is the given one. */
+    static void awaitBuildWatermark(ClusterJob job, long watermark) {
+        job.awaitMetric(CURRENT_BUILD_SIDE_WATERMARK, OUTPUT_TIMEOUT, value -> value == watermark);
     }
 
     /**

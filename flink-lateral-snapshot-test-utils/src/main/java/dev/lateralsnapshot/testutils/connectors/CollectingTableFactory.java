@@ -15,57 +15,38 @@
 package dev.lateralsnapshot.testutils.connectors;
 
 import org.apache.flink.configuration.ConfigOption;
-import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.table.connector.ChangelogMode;
 import org.apache.flink.table.connector.sink.DynamicTableSink;
 import org.apache.flink.table.connector.sink.SinkV2Provider;
 import org.apache.flink.table.factories.DynamicTableSinkFactory;
-import org.apache.flink.table.factories.FactoryUtil;
 import org.apache.flink.table.types.DataType;
-
-import java.util.Set;
 
 /**
  * The {@code 'test-collect'} connector: a {@link CollectingSink} that hands every row it receives,
  * with its change kind, to {@link CollectedRows} ({@code 'sink' = '<id>'}). It accepts any
  * changelog, so that the rows show whether the query's output really is insert-only.
  */
-public final class CollectingTableFactory implements DynamicTableSinkFactory {
+public final class CollectingTableFactory extends RegistryTableFactory
+        implements DynamicTableSinkFactory {
 
     public static final String IDENTIFIER = "test-collect";
 
     static final ConfigOption<String> SINK =
-            ConfigOptions.key("sink")
-                    .stringType()
-                    .noDefaultValue()
-                    .withDescription("Id of the CollectedRows that receive the rows.");
+            idOption("sink", "Id of the CollectedRows that receive the rows.");
+
+    public CollectingTableFactory() {
+        super(IDENTIFIER, SINK);
+    }
 
     /** The options of a sink table whose rows the collection receives. */
     public static String options(CollectedRows rows) {
-        return "'connector' = '" + IDENTIFIER + "', '" + SINK.key() + "' = '" + rows.id() + "'";
-    }
-
-    @Override
-    public String factoryIdentifier() {
-        return IDENTIFIER;
-    }
-
-    @Override
-    public Set<ConfigOption<?>> requiredOptions() {
-        return Set.of(SINK);
-    }
-
-    @Override
-    public Set<ConfigOption<?>> optionalOptions() {
-        return Set.of();
+        return tableOptions(IDENTIFIER, SINK, rows.id());
     }
 
     @Override
     public DynamicTableSink createDynamicTableSink(Context context) {
-        FactoryUtil.TableFactoryHelper helper = FactoryUtil.createTableFactoryHelper(this, context);
-        helper.validate();
         return new CollectingTableSink(
-                helper.getOptions().get(SINK), context.getPhysicalRowDataType());
+                validatedOptions(context).get(SINK), context.getPhysicalRowDataType());
     }
 
     private static final class CollectingTableSink implements DynamicTableSink {

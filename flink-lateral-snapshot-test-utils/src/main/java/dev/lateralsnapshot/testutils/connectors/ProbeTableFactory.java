@@ -16,16 +16,14 @@ package dev.lateralsnapshot.testutils.connectors;
 
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
+import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.table.connector.ChangelogMode;
 import org.apache.flink.table.connector.source.DynamicTableSource;
 import org.apache.flink.table.connector.source.ScanTableSource;
 import org.apache.flink.table.connector.source.SourceProvider;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.factories.DynamicTableSourceFactory;
-import org.apache.flink.table.factories.FactoryUtil;
 import org.apache.flink.table.types.DataType;
-
-import java.util.Set;
 
 /**
  * The {@code 'test-probe'} connector: an append-only, unbounded table whose rows a test emits
@@ -39,15 +37,13 @@ import java.util.Set;
  * ProbeChannel#emitTo}), so that a -U and its +U arrive in order. Nothing is checkpointed either
  * way, so a savepoint of a job that reads the table holds no path or offset of the test run.
  */
-public final class ProbeTableFactory implements DynamicTableSourceFactory {
+public final class ProbeTableFactory extends RegistryTableFactory
+        implements DynamicTableSourceFactory {
 
     public static final String IDENTIFIER = "test-probe";
 
     static final ConfigOption<String> CHANNEL =
-            ConfigOptions.key("channel")
-                    .stringType()
-                    .noDefaultValue()
-                    .withDescription("Id of the ProbeChannel that feeds the table.");
+            idOption("channel", "Id of the ProbeChannel that feeds the table.");
 
     static final ConfigOption<Boolean> CHANGELOG =
             ConfigOptions.key("changelog")
@@ -55,15 +51,13 @@ public final class ProbeTableFactory implements DynamicTableSourceFactory {
                     .defaultValue(false)
                     .withDescription("Whether the rows carry change kinds: +I, -U, +U, -D.");
 
+    public ProbeTableFactory() {
+        super(IDENTIFIER, CHANNEL, CHANGELOG);
+    }
+
     /** The options of an append-only table that the channel feeds. */
     public static String options(ProbeChannel channel) {
-        return "'connector' = '"
-                + IDENTIFIER
-                + "', '"
-                + CHANNEL.key()
-                + "' = '"
-                + channel.id()
-                + "'";
+        return tableOptions(IDENTIFIER, CHANNEL, channel.id());
     }
 
     /** The options of a changelog table that the channel feeds, for a build side. */
@@ -72,28 +66,10 @@ public final class ProbeTableFactory implements DynamicTableSourceFactory {
     }
 
     @Override
-    public String factoryIdentifier() {
-        return IDENTIFIER;
-    }
-
-    @Override
-    public Set<ConfigOption<?>> requiredOptions() {
-        return Set.of(CHANNEL);
-    }
-
-    @Override
-    public Set<ConfigOption<?>> optionalOptions() {
-        return Set.of(CHANGELOG);
-    }
-
-    @Override
     public DynamicTableSource createDynamicTableSource(Context context) {
-        FactoryUtil.TableFactoryHelper helper = FactoryUtil.createTableFactoryHelper(this, context);
-        helper.validate();
+        ReadableConfig options = validatedOptions(context);
         return new ProbeTableSource(
-                helper.getOptions().get(CHANNEL),
-                context.getPhysicalRowDataType(),
-                helper.getOptions().get(CHANGELOG));
+                options.get(CHANNEL), context.getPhysicalRowDataType(), options.get(CHANGELOG));
     }
 
     private static final class ProbeTableSource implements ScanTableSource {

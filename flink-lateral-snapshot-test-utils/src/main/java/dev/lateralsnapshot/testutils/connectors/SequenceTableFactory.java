@@ -15,19 +15,17 @@
 package dev.lateralsnapshot.testutils.connectors;
 
 import org.apache.flink.configuration.ConfigOption;
-import org.apache.flink.configuration.ConfigOptions;
+import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.connector.ChangelogMode;
 import org.apache.flink.table.connector.source.DynamicTableSource;
 import org.apache.flink.table.connector.source.ScanTableSource;
 import org.apache.flink.table.connector.source.SourceProvider;
 import org.apache.flink.table.factories.DynamicTableSourceFactory;
-import org.apache.flink.table.factories.FactoryUtil;
 import org.apache.flink.table.types.logical.BigIntType;
 import org.apache.flink.table.types.logical.LogicalType;
 
 import java.util.List;
-import java.util.Set;
 
 /**
  * The {@code 'test-sequence'} connector: an append-only, unbounded table of one BIGINT column whose
@@ -35,47 +33,33 @@ import java.util.Set;
  * a log. Computed columns, the rowtime and the watermark are declared in the DDL as usual. The
  * source runs with the job's parallelism.
  */
-public final class SequenceTableFactory implements DynamicTableSourceFactory {
+public final class SequenceTableFactory extends RegistryTableFactory
+        implements DynamicTableSourceFactory {
 
     public static final String IDENTIFIER = "test-sequence";
 
     static final ConfigOption<String> GATE =
-            ConfigOptions.key("gate")
-                    .stringType()
-                    .noDefaultValue()
-                    .withDescription("Id of the SequenceGate that releases the numbers.");
+            idOption("gate", "Id of the SequenceGate that releases the numbers.");
+
+    public SequenceTableFactory() {
+        super(IDENTIFIER, GATE);
+    }
 
     /** The options of a table whose numbers the gate releases. */
     public static String options(SequenceGate gate) {
-        return "'connector' = '" + IDENTIFIER + "', '" + GATE.key() + "' = '" + gate.id() + "'";
-    }
-
-    @Override
-    public String factoryIdentifier() {
-        return IDENTIFIER;
-    }
-
-    @Override
-    public Set<ConfigOption<?>> requiredOptions() {
-        return Set.of(GATE);
-    }
-
-    @Override
-    public Set<ConfigOption<?>> optionalOptions() {
-        return Set.of();
+        return tableOptions(IDENTIFIER, GATE, gate.id());
     }
 
     @Override
     public DynamicTableSource createDynamicTableSource(Context context) {
-        FactoryUtil.TableFactoryHelper helper = FactoryUtil.createTableFactoryHelper(this, context);
-        helper.validate();
+        ReadableConfig options = validatedOptions(context);
         List<LogicalType> physical =
                 context.getPhysicalRowDataType().getLogicalType().getChildren();
         if (physical.size() != 1 || !physical.get(0).copy(true).equals(new BigIntType())) {
             throw new ValidationException(
                     "A 'test-sequence' table has exactly one physical column, of type BIGINT.");
         }
-        return new SequenceTableSource(helper.getOptions().get(GATE));
+        return new SequenceTableSource(options.get(GATE));
     }
 
     private static final class SequenceTableSource implements ScanTableSource {
