@@ -53,8 +53,7 @@ public final class CollectingSink<T> implements Sink<T> {
     @Override
     public SinkWriter<T> createWriter(WriterInitContext context) {
         CollectedRows rows = CollectedRows.get(collectionId);
-        Function<T, Row> toRow =
-                conversion.open(context.getUserCodeClassLoader().asClassLoader());
+        Function<T, Row> toRow = conversion.open(context.getUserCodeClassLoader().asClassLoader());
         return new SinkWriter<>() {
             @Override
             public void write(T record, Context context) {

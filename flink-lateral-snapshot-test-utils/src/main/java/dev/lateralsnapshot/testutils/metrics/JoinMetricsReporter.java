@@ -32,11 +32,12 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A metric reporter that keeps the metrics of every LATERAL SNAPSHOT join operator in memory, so
- * that a test reads them by the names users see, as a metrics system would, while the job runs.
+ * that a test, the demo or a benchmark reads them by the names users see, as a metrics system
+ * would, while the job runs.
  *
  * <p>Flink creates reporters from the cluster configuration ({@link #configure}) and finds the
- * factory through {@code META-INF/services}; the operators of a MiniCluster run in the test's JVM,
- * so the reported metrics are kept in a static registry, per job and subtask.
+ * factory through {@code META-INF/services}; the operators of a MiniCluster run in the JVM that
+ * started it, so the reported metrics are kept in a static registry, per job and subtask.
  */
 public final class JoinMetricsReporter implements MetricReporter {
 
