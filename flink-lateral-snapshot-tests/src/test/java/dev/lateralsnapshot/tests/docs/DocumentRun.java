@@ -51,6 +51,8 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.NUM_BUILD_SIDE_CHANGES_APPLIED;
+
 /**
  * Runs the snippets of one document, in order, in one session, as a reader would paste them into
  * Flink's SQL Client connected to the local cluster of {@code flink-lateral-snapshot-e2e}:
@@ -85,8 +87,6 @@ final class DocumentRun implements AutoCloseable {
     private static final String CATALOG = "default_catalog";
 
     private static final String DATABASE = "default_database";
-
-    private static final String BUILD_CHANGES_APPLIED = "numBuildSideChangesApplied";
 
     private static final Pattern SET = Pattern.compile("(?is)SET\\s+'([^']+)'\\s*=\\s*'([^']*)'");
     private static final Pattern RESET_KEY = Pattern.compile("(?is)RESET\\s+'([^']+)'");
@@ -263,7 +263,7 @@ final class DocumentRun implements AutoCloseable {
 
     private static long buildChangesApplied(RunningQuery query) {
         try {
-            return JoinMetricsReporter.of(query.job()).sum(BUILD_CHANGES_APPLIED);
+            return JoinMetricsReporter.of(query.job()).sum(NUM_BUILD_SIDE_CHANGES_APPLIED);
         } catch (AssertionError | RuntimeException notYetReported) {
             return 0;
         }

@@ -41,6 +41,7 @@ import static dev.lateralsnapshot.tests.reliability.ControlledJob.updateBefore;
 import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.CURRENT_BUILD_SIDE_WATERMARK;
 import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.CURRENT_PHASE;
 import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.CURRENT_PROBE_SIDE_WATERMARK;
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.NUM_LATE_BUILD_SIDE_RECORDS;
 import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.NUM_PROBE_SIDE_RECORDS_BUFFERED;
 import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.NUM_UNMATCHED_BUILD_RETRACTIONS;
 import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.NUM_UNMATCHED_PROBE_RECORDS;
@@ -54,9 +55,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  * lost on the way. The behaviour each test pins is the one {@code docs/reliability.md} documents.
  */
 class BadInputITCase extends MiniClusterTestBase {
-
-    /** Counter of the operator: build inserts and updates that arrived behind the watermark. */
-    private static final String NUM_LATE_BUILD_SIDE_RECORDS = "numLateBuildSideRecords";
 
     /** Flink's own gauge of the watermark the join forwarded last. */
     private static final String CURRENT_OUTPUT_WATERMARK = "currentOutputWatermark";
