@@ -55,11 +55,11 @@ import static org.apache.flink.util.Preconditions.checkNotNull;
  * }</pre>
  *
  * <p>Flink 2.3 has no plug-in point for a new join. The library therefore installs a planner
- * configuration (Flink's {@code CalciteConfig}, through {@link TableConfig#setPlannerConfig}) with its own
- * SQL parser (Flink's grammar plus {@code LATERAL f(...)}), the {@code SNAPSHOT} function and
- * optimizer programs that extend Flink's. The planner reads that configuration for every statement,
- * so installing it once, at any time, is enough; settings changed later with {@code SET} still
- * apply. Queries without {@code SNAPSHOT} are planned exactly as before.
+ * configuration (Flink's {@code CalciteConfig}, through {@link TableConfig#setPlannerConfig}) with
+ * its own SQL parser (Flink's grammar plus {@code LATERAL f(...)}), the {@code SNAPSHOT} function
+ * and optimizer programs that extend Flink's. The planner reads that configuration for every
+ * statement, so installing it once, at any time, is enough; settings changed later with {@code SET}
+ * still apply. Queries without {@code SNAPSHOT} are planned exactly as before.
  *
  * <h2>Table API</h2>
  *
@@ -102,16 +102,16 @@ import static org.apache.flink.util.Preconditions.checkNotNull;
  * accepts no predicate but {@code TRUE} ({@code JoinOperationFactory}: "Predicate for lateral left
  * outer join with table function can only be empty or literal true."). Both happen inside Flink,
  * beyond the reach of a library. So where the Table API finds {@code SNAPSHOT} by name (after
- * {@link #install(TableEnvironment)}), the call fails earlier, in {@code joinLateral} itself, with a
- * {@code ValidationException} that shows the two forms above.
+ * {@link #install(TableEnvironment)}), the call fails earlier, in {@code joinLateral} itself, with
+ * a {@code ValidationException} that shows the two forms above.
  */
 public final class LateralSnapshot {
 
     private LateralSnapshot() {}
 
     /**
-     * Installs the LATERAL SNAPSHOT join in the environment, for SQL and for the Table API; a second
-     * call changes nothing.
+     * Installs the LATERAL SNAPSHOT join in the environment, for SQL and for the Table API; a
+     * second call changes nothing.
      *
      * <p>Besides the planner configuration ({@link #install(TableConfig)}) it loads the module
      * {@value LateralSnapshotModule#NAME}, through which the Table API finds {@code SNAPSHOT} by

@@ -21,9 +21,9 @@ import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.Table;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.ValidationException;
+import org.apache.flink.table.api.internal.TableEnvironmentImpl;
 import org.apache.flink.table.delegation.PlannerFactory;
 import org.apache.flink.table.module.ModuleEntry;
-import org.apache.flink.table.api.internal.TableEnvironmentImpl;
 import org.apache.flink.table.planner.calcite.FlinkContext;
 import org.apache.flink.table.planner.delegation.PlannerBase;
 
@@ -108,9 +108,7 @@ class LateralSnapshotTableApiTest {
 
         String plan = physicalPlan(select(join(join).apply(orders, snapshot)));
 
-        assertThat(plan)
-                .isEqualTo(
-sqlPlan(join, SQL_MORE_ARGUMENTS));
+        assertThat(plan).isEqualTo(sqlPlan(join, SQL_MORE_ARGUMENTS));
         assertThat(planLines(plan, "LateralSnapshotJoin(").get(0))
                 .endsWith(
                         "on_time=[update_time], load_completed_time=[2026-01-02T00:00:00Z],"
@@ -130,10 +128,7 @@ sqlPlan(join, SQL_MORE_ARGUMENTS));
 
         String plan = physicalPlan(select(join(join).apply(orders, snapshot)));
 
-        assertThat(plan)
-                .isEqualTo(
-sqlPlan(join, SQL_MORE_ARGUMENTS))
-                .contains(joinNode(join));
+        assertThat(plan).isEqualTo(sqlPlan(join, SQL_MORE_ARGUMENTS)).contains(joinNode(join));
     }
 
     @Test
@@ -309,7 +304,9 @@ sqlPlan(join, SQL_MORE_ARGUMENTS))
 
         assertThatThrownBy(
                         () ->
-                                orders.join(withoutWatermark, $("currency").isEqual($("r_currency")))
+                                orders.join(
+                                                withoutWatermark,
+                                                $("currency").isEqual($("r_currency")))
                                         .explain())
                 .isInstanceOf(ValidationException.class)
                 .hasMessage(
@@ -414,8 +411,7 @@ sqlPlan(join, SQL_MORE_ARGUMENTS))
         assertThatThrownBy(
                         () ->
                                 configured.fromCall(
-                                        "SNAPSHOT",
-                                        configured.from("rates_r").asArgument("input")))
+                                        "SNAPSHOT", configured.from("rates_r").asArgument("input")))
                 .isInstanceOf(ValidationException.class)
                 .hasMessage("Undefined function: SNAPSHOT");
     }

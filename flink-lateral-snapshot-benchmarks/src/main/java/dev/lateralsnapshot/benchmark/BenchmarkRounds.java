@@ -32,10 +32,9 @@ import java.util.Map;
 import java.util.regex.Pattern;
 
 /**
- * Runs the benchmarks the way this noisy 2-core machine needs: in rounds, each configuration in
- * its own JMH fork, the order rotated every round so no contender always runs first or last, and
- * prints medians and ranges over the rounds, with the operator/bare-loop ratio taken within each
- * round.
+ * Runs the benchmarks the way this noisy 2-core machine needs: in rounds, each configuration in its
+ * own JMH fork, the order rotated every round so no contender always runs first or last, and prints
+ * medians and ranges over the rounds, with the operator/bare-loop ratio taken within each round.
  *
  * <p>{@code java -cp benchmarks.jar dev.lateralsnapshot.benchmark.BenchmarkRounds [probeRounds
  * [buildChangeRounds]]}, by default 3 and 2. Forks, heap and iteration counts come from the
@@ -46,7 +45,10 @@ public final class BenchmarkRounds {
     private static final String[] OUTPUTS = {"COPY", "READ"};
     private static final String[] LAYOUTS = {"MULTISET", "ONE_ROW_PER_KEY"};
     private static final String[] SCENARIOS = {
-        "UPDATES_ONE_KEY", "UPDATES_ONE_KEY_ONE_WATERMARK", "INSERTS_ONE_KEY_SAME_TIME", "INSERTS_SPREAD"
+        "UPDATES_ONE_KEY",
+        "UPDATES_ONE_KEY_ONE_WATERMARK",
+        "INSERTS_ONE_KEY_SAME_TIME",
+        "INSERTS_SPREAD"
     };
     private static final int[] CHANGES = {250_000, 500_000, 1_000_000};
 
@@ -64,7 +66,9 @@ public final class BenchmarkRounds {
 
         @Override
         public String toString() {
-            return method.substring(method.lastIndexOf('.', method.lastIndexOf('.') - 1) + 1) + " " + params;
+            return method.substring(method.lastIndexOf('.', method.lastIndexOf('.') - 1) + 1)
+                    + " "
+                    + params;
         }
     }
 
@@ -77,9 +81,16 @@ public final class BenchmarkRounds {
 
         List<Config> probeConfigs = new ArrayList<>();
         for (String output : OUTPUTS) {
-            probeConfigs.add(new Config(ProbeBenchmark.class.getName() + ".bareLoop", "output", output));
+            probeConfigs.add(
+                    new Config(ProbeBenchmark.class.getName() + ".bareLoop", "output", output));
             for (String layout : LAYOUTS) {
-                probeConfigs.add(new Config(ProbeBenchmark.class.getName() + ".operator", "output", output, "layout", layout));
+                probeConfigs.add(
+                        new Config(
+                                ProbeBenchmark.class.getName() + ".operator",
+                                "output",
+                                output,
+                                "layout",
+                                layout));
             }
         }
         List<Config> buildConfigs = new ArrayList<>();
@@ -88,9 +99,12 @@ public final class BenchmarkRounds {
                 buildConfigs.add(
                         new Config(
                                 BuildChangeBenchmark.class.getName() + ".apply",
-                                "scenario", scenario,
-                                "changes", String.valueOf(changes),
-                                "layout", "MULTISET"));
+                                "scenario",
+                                scenario,
+                                "changes",
+                                String.valueOf(changes),
+                                "layout",
+                                "MULTISET"));
             }
         }
 
@@ -101,11 +115,13 @@ public final class BenchmarkRounds {
         printProbe(probeConfigs, probe);
         System.out.println();
         printBuild(buildConfigs, build);
-        System.out.printf(Locale.ROOT, "%nTotal time: %.1f min%n", (System.nanoTime() - start) / 60e9);
+        System.out.printf(
+                Locale.ROOT, "%nTotal time: %.1f min%n", (System.nanoTime() - start) / 60e9);
     }
 
     /** Per configuration, per round: the scores of the measured iterations. */
-    private static Map<Config, List<double[]>> runRounds(List<Config> configs, int rounds) throws Exception {
+    private static Map<Config, List<double[]>> runRounds(List<Config> configs, int rounds)
+            throws Exception {
         Map<Config, List<double[]>> scores = new LinkedHashMap<>();
         for (Config config : configs) {
             scores.put(config, new ArrayList<>());
@@ -136,32 +152,51 @@ public final class BenchmarkRounds {
             throw new IllegalStateException(config + " ran " + results.size() + " times");
         }
         Collection<IterationResult> iterations =
-                results.iterator().next().getBenchmarkResults().iterator().next().getIterationResults();
+                results.iterator()
+                        .next()
+                        .getBenchmarkResults()
+                        .iterator()
+                        .next()
+                        .getIterationResults();
         return iterations.stream().mapToDouble(r -> r.getPrimaryResult().getScore()).toArray();
     }
 
     // ---- probe report ----
 
     private static void printProbe(List<Config> configs, Map<Config, List<double[]>> scores) {
-        System.out.println("Probe throughput, rows/s (per round: mean of the measured iterations);"
-                + " median [min .. max] over rounds");
+        System.out.println(
+                "Probe throughput, rows/s (per round: mean of the measured iterations);"
+                        + " median [min .. max] over rounds");
         System.out.println();
-        System.out.println("| output | contender | rows/s median | range | ratio bare/operator median | ratio range |");
+        System.out.println(
+                "| output | contender | rows/s median | range | ratio bare/operator median | ratio range |");
         System.out.println("|---|---|---:|---:|---:|---:|");
         for (String output : OUTPUTS) {
             Config bare = find(configs, "bareLoop", output, null);
             double[] bareRounds = roundMeans(scores.get(bare));
-            System.out.printf(Locale.ROOT, "| %s | bare HashMap loop | %s | %s | | |%n",
-                    output, rate(median(bareRounds)), rateRange(bareRounds));
+            System.out.printf(
+                    Locale.ROOT,
+                    "| %s | bare HashMap loop | %s | %s | | |%n",
+                    output,
+                    rate(median(bareRounds)),
+                    rateRange(bareRounds));
             for (String layout : LAYOUTS) {
-                double[] operatorRounds = roundMeans(scores.get(find(configs, "operator", output, layout)));
+                double[] operatorRounds =
+                        roundMeans(scores.get(find(configs, "operator", output, layout)));
                 double[] ratios = new double[operatorRounds.length];
                 for (int r = 0; r < ratios.length; r++) {
                     ratios[r] = bareRounds[r] / operatorRounds[r];
                 }
-                System.out.printf(Locale.ROOT, "| %s | operator, %s | %s | %s | %.2f | %.2f .. %.2f |%n",
-                        output, layout, rate(median(operatorRounds)), rateRange(operatorRounds),
-                        median(ratios), min(ratios), max(ratios));
+                System.out.printf(
+                        Locale.ROOT,
+                        "| %s | operator, %s | %s | %s | %.2f | %.2f .. %.2f |%n",
+                        output,
+                        layout,
+                        rate(median(operatorRounds)),
+                        rateRange(operatorRounds),
+                        median(ratios),
+                        min(ratios),
+                        max(ratios));
             }
         }
     }
@@ -180,8 +215,9 @@ public final class BenchmarkRounds {
     // ---- build change report ----
 
     private static void printBuild(List<Config> configs, Map<Config, List<double[]>> scores) {
-        System.out.println("Build changes, ns per change (every measured shot of every round);"
-                + " median [min .. max]");
+        System.out.println(
+                "Build changes, ns per change (every measured shot of every round);"
+                        + " median [min .. max]");
         System.out.println();
         StringBuilder header = new StringBuilder("| scenario (MULTISET) |");
         StringBuilder rule = new StringBuilder("|---|");
@@ -200,16 +236,23 @@ public final class BenchmarkRounds {
                 for (Config config : configs) {
                     if (scenario.equals(config.params.get("scenario"))
                             && String.valueOf(changes).equals(config.params.get("changes"))) {
-                        perChange = scores.get(config).stream()
-                                .flatMapToDouble(Arrays::stream)
-                                .map(millis -> millis * 1e6 / changes)
-                                .toArray();
+                        perChange =
+                                scores.get(config).stream()
+                                        .flatMapToDouble(Arrays::stream)
+                                        .map(millis -> millis * 1e6 / changes)
+                                        .toArray();
                     }
                 }
                 double median = median(perChange);
                 first = first == 0 ? median : first;
                 last = median;
-                line.append(String.format(Locale.ROOT, " %.0f [%.0f .. %.0f] |", median, min(perChange), max(perChange)));
+                line.append(
+                        String.format(
+                                Locale.ROOT,
+                                " %.0f [%.0f .. %.0f] |",
+                                median,
+                                min(perChange),
+                                max(perChange)));
             }
             System.out.println(line.append(String.format(Locale.ROOT, " %.2f |", last / first)));
         }

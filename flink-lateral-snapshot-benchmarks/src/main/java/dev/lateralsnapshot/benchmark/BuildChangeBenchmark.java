@@ -58,9 +58,9 @@ import java.util.concurrent.TimeUnit;
  *   <li>Each shot starts on a collected heap ({@code System.gc()} in the unmeasured setup).
  * </ul>
  *
- * <p>Each shot gets freshly generated rows, because the operator resets the row kind of the rows
- * it applies. The heap backend keeps those very objects, which were allocated before the shot; in
- * a job they would arrive in the young generation and cost one more copy each.
+ * <p>Each shot gets freshly generated rows, because the operator resets the row kind of the rows it
+ * applies. The heap backend keeps those very objects, which were allocated before the shot; in a
+ * job they would arrive in the young generation and cost one more copy each.
  */
 @BenchmarkMode(Mode.SingleShotTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
@@ -114,10 +114,10 @@ public class BuildChangeBenchmark {
             }
         },
         /**
-         * Rows leaving one key, as when an update changes the join key: inserts of distinct rows
-         * on key 0 at distinct times, released by a watermark; then updates that move each row to
-         * a key of its own (the -U on key 0 with the row's time, the +U on the new key), released
-         * by one watermark at the end. The -U rows wait on key 0 for a +U that never comes there.
+         * Rows leaving one key, as when an update changes the join key: inserts of distinct rows on
+         * key 0 at distinct times, released by a watermark; then updates that move each row to a
+         * key of its own (the -U on key 0 with the row's time, the +U on the new key), released by
+         * one watermark at the end. The -U rows wait on key 0 for a +U that never comes there.
          */
         UPDATES_MOVING_OFF_ONE_KEY {
             @Override
@@ -128,8 +128,14 @@ public class BuildChangeBenchmark {
                 }
                 mark(marks, rows);
                 for (int i = 0; i < rows; i++) {
-                    add(records, marks, JoinFixture.buildRow(RowKind.UPDATE_BEFORE, 0, "v" + i, 1 + i));
-                    add(records, marks, JoinFixture.buildRow(RowKind.UPDATE_AFTER, 1 + i, "v" + i, rows + 1));
+                    add(
+                            records,
+                            marks,
+                            JoinFixture.buildRow(RowKind.UPDATE_BEFORE, 0, "v" + i, 1 + i));
+                    add(
+                            records,
+                            marks,
+                            JoinFixture.buildRow(RowKind.UPDATE_AFTER, 1 + i, "v" + i, rows + 1));
                 }
                 mark(marks, rows + 1);
             }
@@ -156,7 +162,8 @@ public class BuildChangeBenchmark {
             }
         };
 
-        abstract void generate(int changes, List<StreamRecord<RowData>> records, List<Watermark> marks);
+        abstract void generate(
+                int changes, List<StreamRecord<RowData>> records, List<Watermark> marks);
 
         /** The build rows key 0 holds after all changes: what a probe row of key 0 must match. */
         long expectedRowsOfKeyZero(int changes, BuildSideLayout layout) {
@@ -171,7 +178,10 @@ public class BuildChangeBenchmark {
             add(records, marks, JoinFixture.buildRow(RowKind.INSERT, 0, "v0", 1));
             long time = 1;
             for (int i = 1; records.size() + 2 <= changes; i++) {
-                add(records, marks, JoinFixture.buildRow(RowKind.UPDATE_BEFORE, 0, "v" + (i - 1), time));
+                add(
+                        records,
+                        marks,
+                        JoinFixture.buildRow(RowKind.UPDATE_BEFORE, 0, "v" + (i - 1), time));
                 time++;
                 add(records, marks, JoinFixture.buildRow(RowKind.UPDATE_AFTER, 0, "v" + i, time));
                 if (markEveryPair) {
@@ -181,7 +191,8 @@ public class BuildChangeBenchmark {
             mark(marks, time);
         }
 
-        private static void add(List<StreamRecord<RowData>> records, List<Watermark> marks, RowData row) {
+        private static void add(
+                List<StreamRecord<RowData>> records, List<Watermark> marks, RowData row) {
             records.add(new StreamRecord<>(row));
             marks.add(null);
         }
@@ -214,6 +225,7 @@ public class BuildChangeBenchmark {
     private JoinOutput output;
     private KeyedTwoInputStreamOperatorTestHarness<RowData, RowData, RowData, RowData> harness;
     private StreamRecord<RowData>[] records;
+
     /** The watermark to send after each record, or null. */
     private Watermark[] marks;
 
@@ -266,7 +278,13 @@ public class BuildChangeBenchmark {
         long expected = scenario.expectedRowsOfKeyZero(shotChanges, layout);
         if (matched != expected) {
             throw new IllegalStateException(
-                    scenario + " with " + layout + ": key 0 matched " + matched + " build rows, expected " + expected);
+                    scenario
+                            + " with "
+                            + layout
+                            + ": key 0 matched "
+                            + matched
+                            + " build rows, expected "
+                            + expected);
         }
     }
 }

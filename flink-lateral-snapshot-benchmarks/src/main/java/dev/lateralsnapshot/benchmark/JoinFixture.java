@@ -38,8 +38,8 @@ import org.apache.flink.types.RowKind;
 
 /**
  * The join both benchmarks drive: {@code probe(k BIGINT, payload STRING) JOIN LATERAL
- * SNAPSHOT(build(k BIGINT, name STRING, on_time TIMESTAMP(3))) ON probe.k = build.k}, an inner
- * join on one BIGINT key without further condition, on the heap state backend.
+ * SNAPSHOT(build(k BIGINT, name STRING, on_time TIMESTAMP(3))) ON probe.k = build.k}, an inner join
+ * on one BIGINT key without further condition, on the heap state backend.
  */
 final class JoinFixture {
 
@@ -50,10 +50,13 @@ final class JoinFixture {
 
     static final RowType BUILD_TYPE =
             RowType.of(
-                    new LogicalType[] {new BigIntType(), VarCharType.STRING_TYPE, new TimestampType(3)},
+                    new LogicalType[] {
+                        new BigIntType(), VarCharType.STRING_TYPE, new TimestampType(3)
+                    },
                     new String[] {"k", "name", "on_time"});
 
-    static final RowType KEY_TYPE = RowType.of(new LogicalType[] {new BigIntType()}, new String[] {"k"});
+    static final RowType KEY_TYPE =
+            RowType.of(new LogicalType[] {new BigIntType()}, new String[] {"k"});
 
     static final RowType OUTPUT_TYPE =
             RowType.of(
@@ -71,8 +74,8 @@ final class JoinFixture {
     private JoinFixture() {}
 
     /**
-     * The key selector the planner would give both inputs: a generated projection of the key
-     * column into a {@link BinaryRowData}, compiled by Janino, copied per record by {@link
+     * The key selector the planner would give both inputs: a generated projection of the key column
+     * into a {@link BinaryRowData}, compiled by Janino, copied per record by {@link
      * BinaryRowDataKeySelector}. The code is what Flink's ProjectionCodeGenerator emits for one
      * BIGINT field, without its variable-name noise.
      */
@@ -103,7 +106,8 @@ final class JoinFixture {
                         + "  }\n"
                         + "}\n";
         return new BinaryRowDataKeySelector(
-                InternalTypeInfo.of(KEY_TYPE), new GeneratedProjection(className, code, new Object[0]));
+                InternalTypeInfo.of(KEY_TYPE),
+                new GeneratedProjection(className, code, new Object[0]));
     }
 
     static LateralSnapshotJoinOperator operator(BuildSideLayout layout, long loadCompletedTime) {

@@ -38,16 +38,16 @@ public abstract class JoinOutput implements Output<StreamRecord<RowData>> {
     /** What the output does with each joined row. */
     public enum Mode {
         /**
-         * What the harness's own MockOutput does: copy the row with the output type's
-         * serializer into a new StreamRecord and append it to a ConcurrentLinkedQueue, which the
-         * benchmark clears after every batch. It is also what Flink's CopyingChainingOutput does
-         * with every row handed to a chained operator when object reuse is off, the default.
+         * What the harness's own MockOutput does: copy the row with the output type's serializer
+         * into a new StreamRecord and append it to a ConcurrentLinkedQueue, which the benchmark
+         * clears after every batch. It is also what Flink's CopyingChainingOutput does with every
+         * row handed to a chained operator when object reuse is off, the default.
          */
         COPY,
         /**
          * Read the two key fields of the (reused) joined row and fold them into a checksum: a
-         * chained operator with object reuse on. The cheapest honest downstream, so the ratio
-         * shows the operator's own overhead undiluted.
+         * chained operator with object reuse on. The cheapest honest downstream, so the ratio shows
+         * the operator's own overhead undiluted.
          */
         READ
     }

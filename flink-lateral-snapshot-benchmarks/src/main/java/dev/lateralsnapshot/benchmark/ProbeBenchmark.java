@@ -53,8 +53,8 @@ import java.util.concurrent.TimeUnit;
  * <p>Both contenders get the same 1M pre-generated probe rows (uniform keys, 90% of them hit one
  * build row), the same key selector (a generated projection into a {@code BinaryRowData}, copied
  * per row, as the planner builds it), the same {@link TimestampedCollector} and the same {@link
- * JoinOutput}. What the operator adds is exactly its own per-row work: setting the key on the
- * keyed backend (key group), the null-key check, the state read, its metrics.
+ * JoinOutput}. What the operator adds is exactly its own per-row work: setting the key on the keyed
+ * backend (key group), the null-key check, the state read, its metrics.
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
@@ -67,6 +67,7 @@ public class ProbeBenchmark {
 
     static final int BUILD_KEYS = 100_000;
     static final int PROBE_ROWS = 1_000_000;
+
     /** Probe keys are uniform over this range: 90% of them are build keys. */
     static final int PROBE_KEY_RANGE = BUILD_KEYS * 10 / 9;
 

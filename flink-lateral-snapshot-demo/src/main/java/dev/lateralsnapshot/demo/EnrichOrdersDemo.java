@@ -247,8 +247,8 @@ public final class EnrichOrdersDemo {
     }
 
     /**
-     * The tutorial's tables: customers, a changelog of upserts by customer with a watermark on
-     * its event time, and orders, append-only.
+     * The tutorial's tables: customers, a changelog of upserts by customer with a watermark on its
+     * event time, and orders, append-only.
      */
     private static void createTables(
             StreamExecutionEnvironment env,

@@ -172,7 +172,10 @@ final class ClusterJob {
 
     /** The number of checkpoints the job has completed, over all its restarts. */
     long completedCheckpoints() {
-        return rest.get("/jobs/" + jobId + "/checkpoints").path("counts").path("completed").asLong();
+        return rest.get("/jobs/" + jobId + "/checkpoints")
+                .path("counts")
+                .path("completed")
+                .asLong();
     }
 
     /**

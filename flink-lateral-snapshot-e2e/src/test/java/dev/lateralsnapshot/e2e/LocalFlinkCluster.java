@@ -75,9 +75,9 @@ final class LocalFlinkCluster implements AutoCloseable {
 
     /**
      * Starts a cluster with the distribution's {@code conf/config.yaml}, changed by the given
-     * options (flat keys), and waits until both TaskManagers have registered. A port found free
-     * can be taken by another process before the JobManager binds it; a start whose daemons die
-     * is therefore tried again, on new ports, a few times.
+     * options (flat keys), and waits until both TaskManagers have registered. A port found free can
+     * be taken by another process before the JobManager binds it; a start whose daemons die is
+     * therefore tried again, on new ports, a few times.
      */
     static LocalFlinkCluster start(Map<String, String> options) throws IOException {
         for (int attempt = 1; ; attempt++) {
@@ -326,7 +326,10 @@ final class LocalFlinkCluster implements AutoCloseable {
     private void awaitTaskManagers(int expected) {
         Wait.until(
                 STARTUP_TIMEOUT,
-                expected + " TaskManagers registered at the JobManager (logs in " + logDirectory + ")",
+                expected
+                        + " TaskManagers registered at the JobManager (logs in "
+                        + logDirectory
+                        + ")",
                 () -> {
                     // Alive, not yet ours: a daemon just launched may still be the shell that
                     // execs its JVM, whose command line is the script's.

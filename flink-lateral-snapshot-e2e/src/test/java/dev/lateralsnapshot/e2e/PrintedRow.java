@@ -29,8 +29,8 @@ record PrintedRow(String kind, long orderId, String currency, Double rate) {
             Pattern.compile("^(?:\\d+> )?([+-][IUD])\\[(-?\\d+), (\\w+), ([^\\]]+)\\]$");
 
     /**
-     * Whether a line of a TaskManager's {@code .out} file is a row of the sink. The file also
-     * takes what the JVM and libraries write to stderr.
+     * Whether a line of a TaskManager's {@code .out} file is a row of the sink. The file also takes
+     * what the JVM and libraries write to stderr.
      */
     static boolean isRow(String line) {
         return ROW_START.matcher(line).find();

@@ -177,8 +177,8 @@ class ReleaseTestingPlanIT extends ReleaseTestingPlanTestBase {
                                         + on,
                                 Outcome.rejected(
                                         "Argument 'on_time' of SNAPSHOT must reference a rowtime"
-                                            + " attribute (a column with a watermark), but column"
-                                            + " 'update_time' is not one.")),
+                                                + " attribute (a column with a watermark), but column"
+                                                + " 'update_time' is not one.")),
                         new Step(
                                 select + "JOIN LATERAL SNAPSHOT(input => TABLE rates) AS r" + on,
                                 Outcome.rejected(
@@ -191,8 +191,8 @@ class ReleaseTestingPlanIT extends ReleaseTestingPlanTestBase {
                                         + on,
                                 Outcome.rejected(
                                         "Argument 'on_time' of SNAPSHOT must reference a TIMESTAMP"
-                                            + " or TIMESTAMP_LTZ column (up to precision 3), but"
-                                            + " column 'rate' has type 'DOUBLE'.")),
+                                                + " or TIMESTAMP_LTZ column (up to precision 3), but"
+                                                + " column 'rate' has type 'DOUBLE'.")),
                         // probe_agg has no o.order_id (a query selecting it fails on the column
                         // first); its columns are currency and c.
                         new Step(

@@ -134,8 +134,8 @@ abstract class ReleaseTestingPlanTestBase {
     // ---- what every cluster configuration runs ----
 
     /**
-     * The load phase buffers orders until the build watermark has been idle for 10 s, then the
-     * join flips and prints every buffered order at once. Returns the running job.
+     * The load phase buffers orders until the build watermark has been idle for 10 s, then the join
+     * flips and prints every buffered order at once. Returns the running job.
      */
     ClusterJob loadPhaseAndFlipViaIdleTimeout() {
         PrintSinkOutput.Mark start = output.mark();

@@ -180,7 +180,9 @@ class TaskManagerFailuresIT {
         // One more checkpoint: a duplicate still on its way would be committed by it.
         job.awaitCheckpointTriggeredFromNow(TIMEOUT);
         // A restart can also fail, when the JobManager tries the dead TaskManager's slots first.
-        assertThat(job.restarts()).as("at least one restart per killed TaskManager").isGreaterThanOrEqualTo(kills);
+        assertThat(job.restarts())
+                .as("at least one restart per killed TaskManager")
+                .isGreaterThanOrEqualTo(kills);
         long checkpoints = job.completedCheckpoints();
 
         int committed =
@@ -260,7 +262,13 @@ class TaskManagerFailuresIT {
         cluster.startTaskManager(2);
         Wait.until(
                 RECOVERY_TIMEOUT,
-                "restart " + kills + " of job " + job.id() + " after TaskManager " + victim + " died",
+                "restart "
+                        + kills
+                        + " of job "
+                        + job.id()
+                        + " after TaskManager "
+                        + victim
+                        + " died",
                 job::restarts,
                 restarts -> restarts >= kills);
         job.awaitRunning();

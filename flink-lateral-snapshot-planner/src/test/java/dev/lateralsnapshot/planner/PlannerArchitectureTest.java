@@ -12,7 +12,6 @@
  * limitations under the License.
  */
 
-
 package dev.lateralsnapshot.planner;
 
 import com.tngtech.archunit.base.DescribedPredicate;

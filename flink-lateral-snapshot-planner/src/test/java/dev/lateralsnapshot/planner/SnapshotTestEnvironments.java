@@ -168,8 +168,7 @@ public final class SnapshotTestEnvironments {
         PlannerBase planner = (PlannerBase) ((TableEnvironmentImpl) env).getPlanner();
         ExecNodeGraph graph =
                 planner.translateToExecNodeGraph(
-                        JavaScalaConversionUtil.toScala(List.of(optimizedPlan(env, query))),
-                        false);
+                        JavaScalaConversionUtil.toScala(List.of(optimizedPlan(env, query))), false);
         List<StreamExecLateralSnapshotJoin> joins = new ArrayList<>();
         Deque<ExecNode<?>> pending = new ArrayDeque<>(graph.getRootNodes());
         while (!pending.isEmpty()) {

@@ -20,17 +20,17 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
- * What the sources and the sink of one benchmark job share with the driver, looked up by the
- * run id that the table options carry. Everything runs in one JVM (an embedded MiniCluster), so
- * plain shared memory is enough.
+ * What the sources and the sink of one benchmark job share with the driver, looked up by the run id
+ * that the table options carry. Everything runs in one JVM (an embedded MiniCluster), so plain
+ * shared memory is enough.
  *
- * <p>The sequence of a run: the build sources emit their snapshot (one +I per build key, with
- * times in the past); once all of them have, the probe sources start, and from then on the build
- * sources emit one update (a -U/+U pair with the wall-clock time) per {@link #probeRowsPerUpdate}
- * probe rows. In a load-phase run the probe sources stop after {@link #loadRows} rows until the
- * driver has seen every join subtask flip, and the build sources emit nothing with a current
- * time (so the join's build watermark stays below {@code load_completed_time}) until the load
- * phase has lasted {@link #minLoadNanos} and the probe rows are buffered.
+ * <p>The sequence of a run: the build sources emit their snapshot (one +I per build key, with times
+ * in the past); once all of them have, the probe sources start, and from then on the build sources
+ * emit one update (a -U/+U pair with the wall-clock time) per {@link #probeRowsPerUpdate} probe
+ * rows. In a load-phase run the probe sources stop after {@link #loadRows} rows until the driver
+ * has seen every join subtask flip, and the build sources emit nothing with a current time (so the
+ * join's build watermark stays below {@code load_completed_time}) until the load phase has lasted
+ * {@link #minLoadNanos} and the probe rows are buffered.
  */
 final class BenchRun {
 
@@ -40,19 +40,26 @@ final class BenchRun {
     private static final int PAD = 16;
 
     final String id;
+
     /** False for contenders without the build changelog (P0; P4 loads its cache itself). */
     final boolean readsBuildSource;
+
     final int parallelism;
     final int[] probeKeys;
     final int buildKeys;
     final long probeRowsPerUpdate;
+
     /** Probe rows per second over all subtasks; 0 for as fast as the job takes them. */
     final long fixedRate;
+
     /** Probe rows to buffer in a load-phase run; 0 for a run without a held load phase. */
     final long loadRows;
+
     final long minLoadNanos;
+
     /** The time base of the sink's latency windows. */
     final long originNanos = System.nanoTime();
+
     /** Build snapshot rows have times from here on: in the past, before any load_completed_time. */
     final long buildBaseMillis = System.currentTimeMillis() - 86_400_000L;
 

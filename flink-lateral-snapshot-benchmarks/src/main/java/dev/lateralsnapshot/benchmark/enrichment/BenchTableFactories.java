@@ -182,7 +182,8 @@ final class BenchTableFactories {
 
         @Override
         public ScanRuntimeProvider getScanRuntimeProvider(ScanContext context) {
-            // The job's default parallelism; an explicit one is refused for changelog sources without
+            // The job's default parallelism; an explicit one is refused for changelog sources
+            // without
             // a primary key.
             return SourceProvider.of(source.apply(run));
         }

@@ -30,8 +30,8 @@ import java.util.SplittableRandom;
 
 /**
  * The build (reference) side as a changelog of rows {@code (k BIGINT, rate DOUBLE, name STRING,
- * updated_at TIMESTAMP_LTZ(3))}, as a compacted topic delivers it: first a snapshot, one +I per
- * key with a time in the past, then updates of random keys, each a -U of the current row (with its
+ * updated_at TIMESTAMP_LTZ(3))}, as a compacted topic delivers it: first a snapshot, one +I per key
+ * with a time in the past, then updates of random keys, each a -U of the current row (with its
  * time) and a +U of the next version (with the wall-clock time). Subtask {@code i} of {@code p}
  * owns the keys {@code k % p == i}. Updates follow the probe side: one per {@link
  * BenchRun#probeRowsPerUpdate} probe rows emitted, and at least one every {@value

@@ -62,9 +62,14 @@ final class Chart {
                 v[0][i] = a.median(cs.get(i), Backend.HEAP, r -> r.rate);
                 v[1][i] = a.median(cs.get(i), Backend.ROCKSDB, r -> r.rate);
             }
-            bars(g, new Rectangle(0, 0, width / 2, height / 2),
+            bars(
+                    g,
+                    new Rectangle(0, 0, width / 2, height / 2),
                     "Throughput, uniform keys, 100k build keys (probe rows/s, median)",
-                    labels(cs), backends, v, Report::rows);
+                    labels(cs),
+                    backends,
+                    v,
+                    Report::rows);
         }
         if (!d.isEmpty()) {
             List<Contender> cs = d.contenders();
@@ -73,13 +78,21 @@ final class Chart {
                 v[0][i] = d.median(cs.get(i), Backend.HEAP, r -> r.p99) / 1000;
                 v[1][i] = d.median(cs.get(i), Backend.ROCKSDB, r -> r.p99) / 1000;
             }
-            bars(g, new Rectangle(width / 2, 0, width / 2, height / 2),
+            bars(
+                    g,
+                    new Rectangle(width / 2, 0, width / 2, height / 2),
                     "p99 end-to-end latency at a fixed rate (ms, median; lower is better)",
-                    labels(cs), backends, v, Chart::latency);
+                    labels(cs),
+                    backends,
+                    v,
+                    Chart::latency);
         }
         List<String> scenarios = new ArrayList<>();
         List<Cells> cells = new ArrayList<>();
-        for (Object[] s : new Object[][] {{a, "uniform, 100k keys"}, {b, "Zipf, 100k keys"}, {c, "uniform, 1M keys"}}) {
+        for (Object[] s :
+                new Object[][] {
+                    {a, "uniform, 100k keys"}, {b, "Zipf, 100k keys"}, {c, "uniform, 1M keys"}
+                }) {
             if (!((Cells) s[0]).isEmpty()) {
                 cells.add((Cells) s[0]);
                 scenarios.add((String) s[1]);
@@ -93,14 +106,20 @@ final class Chart {
                 for (int s = 0; s < cells.size(); s++) {
                     for (int i = 0; i < cs.size(); i++) {
                         Cells cell = cells.get(s);
-                        v[s][i] = cell.heapStandIn(cs.get(i), backend)
-                                ? Double.NaN
-                                : cell.median(cs.get(i), backend, r -> r.rate);
+                        v[s][i] =
+                                cell.heapStandIn(cs.get(i), backend)
+                                        ? Double.NaN
+                                        : cell.median(cs.get(i), backend, r -> r.rate);
                     }
                 }
-                bars(g, new Rectangle(panel * width / 2, height / 2, width / 2, height / 2),
+                bars(
+                        g,
+                        new Rectangle(panel * width / 2, height / 2, width / 2, height / 2),
                         "Throughput by data set, " + backend.label + " (probe rows/s, median)",
-                        labels(cs), scenarios, v, Report::rows);
+                        labels(cs),
+                        scenarios,
+                        v,
+                        Report::rows);
             }
         }
         g.dispose();

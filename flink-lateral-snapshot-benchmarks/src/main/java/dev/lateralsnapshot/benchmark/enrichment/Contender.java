@@ -32,6 +32,7 @@ enum Contender {
     P5M("P5 SNAPSHOT multiset", true);
 
     final String label;
+
     /** False when the backend makes no difference (no keyed state): runs on the heap only. */
     final boolean usesState;
 
@@ -61,7 +62,9 @@ enum Contender {
                         + "FROM orders AS o JOIN rates FOR SYSTEM_TIME AS OF o.ts AS r"
                         + " ON o.k = r.k";
             case P3:
-                return "INSERT INTO sink " + SELECT + "FROM orders AS o LEFT JOIN rates AS r ON o.k = r.k";
+                return "INSERT INTO sink "
+                        + SELECT
+                        + "FROM orders AS o LEFT JOIN rates AS r ON o.k = r.k";
             case P4:
                 return "INSERT INTO sink "
                         + SELECT
@@ -100,7 +103,9 @@ enum Contender {
                     + ", PRIMARY KEY (k) NOT ENFORCED)"
                     + String.format(with, "build"),
             "CREATE TEMPORARY TABLE rates_nopk (" + build + ")" + String.format(with, "build"),
-            "CREATE TEMPORARY TABLE rates_pt (" + build + ", pt AS PROCTIME())"
+            "CREATE TEMPORARY TABLE rates_pt ("
+                    + build
+                    + ", pt AS PROCTIME())"
                     + String.format(with, "build"),
             "CREATE TEMPORARY TABLE rates_lookup (k BIGINT, rate DOUBLE, name STRING,"
                     + " updated_at TIMESTAMP_LTZ(3), PRIMARY KEY (k) NOT ENFORCED) WITH ("

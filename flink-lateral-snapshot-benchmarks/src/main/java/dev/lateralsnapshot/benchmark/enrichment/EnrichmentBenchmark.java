@@ -32,8 +32,8 @@ import java.util.Set;
 
 /**
  * The enrichment benchmark: the LATERAL SNAPSHOT join against the joins users run today, over the
- * same generated data, one job after another in one JVM on an embedded Flink. See {@code
- * README.md} of this module and {@code docs/benchmarks.md}.
+ * same generated data, one job after another in one JVM on an embedded Flink. See {@code README.md}
+ * of this module and {@code docs/benchmarks.md}.
  *
  * <p>Options ({@code --name=value}): {@code --plan=default|quick|report}, {@code --rounds=N} (all
  * groups), {@code --only=TOKENS} (comma-separated; a run is kept when, for each kind of token
@@ -104,7 +104,7 @@ public final class EnrichmentBenchmark {
             List<String> modes = new ArrayList<>();
             for (String token : settings.only) {
                 String t = token.toUpperCase();
-                if (t.matches("[A-Z]") ) {
+                if (t.matches("[A-Z]")) {
                     groups.add(t);
                 } else if (t.matches("P[0-9][A-Z]?")) {
                     contenders.add(t);
@@ -123,7 +123,13 @@ public final class EnrichmentBenchmark {
 
     static final List<Contender> ALL = Arrays.asList(Contender.values());
     static final List<Contender> CORE =
-            List.of(Contender.P0, Contender.P1, Contender.P2, Contender.P3, Contender.P5U, Contender.P5M);
+            List.of(
+                    Contender.P0,
+                    Contender.P1,
+                    Contender.P2,
+                    Contender.P3,
+                    Contender.P5U,
+                    Contender.P5M);
 
     static List<Group> plan(Settings settings) {
         int r3 = settings.rounds > 0 ? settings.rounds : 3;
@@ -213,7 +219,10 @@ public final class EnrichmentBenchmark {
         }
         System.out.printf(
                 "Enrichment benchmark: %d runs in %d groups, parallelism %d, heap %s.%n",
-                total, groups.size(), settings.parallelism, Report.bytes(Runtime.getRuntime().maxMemory()));
+                total,
+                groups.size(),
+                settings.parallelism,
+                Report.bytes(Runtime.getRuntime().maxMemory()));
         try (JobRunner runner = new JobRunner(settings)) {
             if (settings.warmUp) {
                 warmUp(runner, settings);

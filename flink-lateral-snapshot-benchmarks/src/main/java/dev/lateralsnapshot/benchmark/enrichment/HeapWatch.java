@@ -39,7 +39,8 @@ final class HeapWatch {
     private final java.util.Set<String> heapPools = new java.util.HashSet<>();
 
     HeapWatch() {
-        for (java.lang.management.MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
+        for (java.lang.management.MemoryPoolMXBean pool :
+                ManagementFactory.getMemoryPoolMXBeans()) {
             if (pool.getType() == java.lang.management.MemoryType.HEAP) {
                 heapPools.add(pool.getName());
             }

@@ -71,8 +71,8 @@ import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.NUM_PROBE_SIDE_R
 import static org.apache.flink.table.api.Expressions.$;
 
 /**
- * Runs benchmark jobs one after another on one embedded MiniCluster (one TaskManager, as many
- * slots as the parallelism) and measures each.
+ * Runs benchmark jobs one after another on one embedded MiniCluster (one TaskManager, as many slots
+ * as the parallelism) and measures each.
  */
 final class JobRunner implements AutoCloseable {
 
@@ -312,13 +312,15 @@ final class JobRunner implements AutoCloseable {
                                 .mapToLong(Long::longValue)
                                 .sum();
                 maxBuffered = Math.max(maxBuffered, buffered);
-                if (phases.size() == settings.parallelism && phases.stream().anyMatch(p -> p == 1)) {
+                if (phases.size() == settings.parallelism
+                        && phases.stream().anyMatch(p -> p == 1)) {
                     flipNanos = now;
                     flipMillis = System.currentTimeMillis();
                     sinkAtFlip = run.sinkTotal();
                     run.flipped = true;
                 }
-                if (now - run.probeStartNanos > TimeUnit.SECONDS.toNanos(settings.minLoadSeconds + 120)) {
+                if (now - run.probeStartNanos
+                        > TimeUnit.SECONDS.toNanos(settings.minLoadSeconds + 120)) {
                     throw new IllegalStateException("The join did not flip to the join phase.");
                 }
             } else {

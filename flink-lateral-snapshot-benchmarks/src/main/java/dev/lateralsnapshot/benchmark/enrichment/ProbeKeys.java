@@ -27,8 +27,8 @@ import java.util.SplittableRandom;
  * <ul>
  *   <li>{@link Distribution#UNIFORM}: keys uniform over {@code 0 .. buildKeys * 10 / 9 - 1}.
  *   <li>{@link Distribution#ZIPF}: 90% of rows draw a build key from a Zipf distribution (exponent
- *       {@value #ZIPF_EXPONENT}) over the build keys, with the ranks scattered over the key space by
- *       a fixed permutation so that hot keys do not cluster on one subtask; the other 10% are
+ *       {@value #ZIPF_EXPONENT}) over the build keys, with the ranks scattered over the key space
+ *       by a fixed permutation so that hot keys do not cluster on one subtask; the other 10% are
  *       uniform over the keys that miss.
  * </ul>
  */

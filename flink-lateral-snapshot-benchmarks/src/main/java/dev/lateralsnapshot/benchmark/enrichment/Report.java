@@ -128,8 +128,7 @@ final class Report {
         p.setProperty("loadBefore", String.valueOf(meta.loadBefore));
         p.setProperty("loadAfter", String.valueOf(meta.loadAfter));
         p.setProperty(
-                "loads",
-                meta.loads.stream().map(String::valueOf).collect(Collectors.joining(",")));
+                "loads", meta.loads.stream().map(String::valueOf).collect(Collectors.joining(",")));
         p.setProperty("plan", settings.plan);
         p.setProperty(
                 "groups",
@@ -157,7 +156,8 @@ final class Report {
         p.setProperty("args", String.join(" ", settings.rawArgs));
         p.setProperty("parallelism", String.valueOf(settings.parallelism));
         p.setProperty("fixedRate", String.valueOf(settings.fixedRate));
-        p.setProperty("latencyBufferTimeoutMillis", String.valueOf(settings.latencyBufferTimeoutMillis));
+        p.setProperty(
+                "latencyBufferTimeoutMillis", String.valueOf(settings.latencyBufferTimeoutMillis));
         p.setProperty(
                 "throughputRun",
                 "warm-up "
@@ -180,8 +180,18 @@ final class Report {
                         + " s in the join phase");
         p.setProperty("managedMemory", settings.managedMemory);
         p.setProperty("objectReuse", String.valueOf(settings.objectReuse));
-        p.setProperty("java", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
-        p.setProperty("jvmArgs", String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments().stream().filter(a -> !a.startsWith("--add-opens")).collect(Collectors.toList())));
+        p.setProperty(
+                "java",
+                System.getProperty("java.vm.name")
+                        + " "
+                        + System.getProperty("java.runtime.version"));
+        p.setProperty(
+                "jvmArgs",
+                String.join(
+                        " ",
+                        ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+                                .filter(a -> !a.startsWith("--add-opens"))
+                                .collect(Collectors.toList())));
         p.setProperty("maxHeap", bytes(Runtime.getRuntime().maxMemory()));
         p.setProperty("cpus", String.valueOf(Runtime.getRuntime().availableProcessors()));
         p.setProperty("cpuModel", cpuModel());
@@ -347,8 +357,7 @@ final class Report {
         boolean heapStandIn(Contender c, Backend b) {
             return b == Backend.ROCKSDB
                     && !c.usesState
-                    && results.stream()
-                            .noneMatch(r -> r.spec.contender == c && r.spec.backend == b)
+                    && results.stream().noneMatch(r -> r.spec.contender == c && r.spec.backend == b)
                     && !of(c, Backend.HEAP).isEmpty();
         }
 
@@ -358,11 +367,19 @@ final class Report {
         }
 
         double min(Contender c, Backend b, ToDoubleFunction<RunResult> f) {
-            return of(c, b).stream().mapToDouble(f).filter(v -> !Double.isNaN(v)).min().orElse(Double.NaN);
+            return of(c, b).stream()
+                    .mapToDouble(f)
+                    .filter(v -> !Double.isNaN(v))
+                    .min()
+                    .orElse(Double.NaN);
         }
 
         double max(Contender c, Backend b, ToDoubleFunction<RunResult> f) {
-            return of(c, b).stream().mapToDouble(f).filter(v -> !Double.isNaN(v)).max().orElse(Double.NaN);
+            return of(c, b).stream()
+                    .mapToDouble(f)
+                    .filter(v -> !Double.isNaN(v))
+                    .max()
+                    .orElse(Double.NaN);
         }
 
         /** Median over rounds of rate(a on ba) / rate(b on bb), both from the same round. */
@@ -450,19 +467,23 @@ final class Report {
                 .append(p.getProperty("parallelism"))
                 .append(" slots, managed memory ")
                 .append(p.getProperty("managedMemory"))
-                .append(" (RocksDB), checkpoints every 10 s (aligned, exactly-once, full, to local"
-                        + " files), `pipeline.object-reuse` ")
+                .append(
+                        " (RocksDB), checkpoints every 10 s (aligned, exactly-once, full, to local"
+                                + " files), `pipeline.object-reuse` ")
                 .append(p.getProperty("objectReuse", "false"))
                 .append(" |\n");
         List<Double> loads = new ArrayList<>(meta.loads);
         Collections.sort(loads);
         md.append("| 1-minute load average | ")
-                .append(String.format(Locale.ROOT, "%.2f before the run, %.2f after; at the start of each job: median %.2f, range %.2f .. %.2f",
-                        meta.loadBefore,
-                        meta.loadAfter,
-                        median(loads),
-                        loads.isEmpty() ? Double.NaN : loads.get(0),
-                        loads.isEmpty() ? Double.NaN : loads.get(loads.size() - 1)))
+                .append(
+                        String.format(
+                                Locale.ROOT,
+                                "%.2f before the run, %.2f after; at the start of each job: median %.2f, range %.2f .. %.2f",
+                                meta.loadBefore,
+                                meta.loadAfter,
+                                median(loads),
+                                loads.isEmpty() ? Double.NaN : loads.get(0),
+                                loads.isEmpty() ? Double.NaN : loads.get(loads.size() - 1)))
                 .append(" |\n");
         md.append("| throughput runs | ").append(p.getProperty("throughputRun")).append(" |\n");
         md.append("| latency runs | ")
@@ -490,7 +511,10 @@ final class Report {
                     .append(f[3])
                     .append(" rounds: ")
                     .append(f[4].replace(' ', ','))
-                    .append(f[5].isBlank() ? "" : " (" + f[5].replace(' ', ',') + " on the heap only)")
+                    .append(
+                            f[5].isBlank()
+                                    ? ""
+                                    : " (" + f[5].replace(' ', ',') + " on the heap only)")
                     .append(" — ")
                     .append(f[6])
                     .append(".\n");
@@ -524,15 +548,22 @@ final class Report {
                             + " ms (Flink's default of 100 ms would put a 0-100 ms floor under"
                             + " every contender at this rate). End-to-end: stamped at the probe"
                             + " source, read at the sink.\n\n");
-            md.append("| contender | heap p50 | heap p99 | heap p99.9 | RocksDB p50 | RocksDB p99 | RocksDB p99.9 |\n");
+            md.append(
+                    "| contender | heap p50 | heap p99 | heap p99.9 | RocksDB p50 | RocksDB p99 | RocksDB p99.9 |\n");
             md.append("|---|---:|---:|---:|---:|---:|---:|\n");
             for (Contender contender : d.contenders()) {
                 md.append("| ").append(contender.label);
                 for (Backend backend : Backend.values()) {
                     String mark = d.heapStandIn(contender, backend) ? " †" : "";
-                    md.append(" | ").append(millis(d.median(contender, backend, r -> r.p50))).append(mark);
-                    md.append(" | ").append(millis(d.median(contender, backend, r -> r.p99))).append(mark);
-                    md.append(" | ").append(millis(d.median(contender, backend, r -> r.p999))).append(mark);
+                    md.append(" | ")
+                            .append(millis(d.median(contender, backend, r -> r.p50)))
+                            .append(mark);
+                    md.append(" | ")
+                            .append(millis(d.median(contender, backend, r -> r.p99)))
+                            .append(mark);
+                    md.append(" | ")
+                            .append(millis(d.median(contender, backend, r -> r.p999)))
+                            .append(mark);
                 }
                 md.append(" |\n");
             }
@@ -563,13 +594,36 @@ final class Report {
                             .append(" | ")
                             .append(backend.label)
                             .append(" | ")
-                            .append(String.format(Locale.ROOT, "%,.0f", e.median(contender, backend, r -> r.bufferedAtFlip)))
+                            .append(
+                                    String.format(
+                                            Locale.ROOT,
+                                            "%,.0f",
+                                            e.median(contender, backend, r -> r.bufferedAtFlip)))
                             .append(" | ")
-                            .append(String.format(Locale.ROOT, "%.1f s", e.median(contender, backend, r -> r.loadPhaseSeconds)))
+                            .append(
+                                    String.format(
+                                            Locale.ROOT,
+                                            "%.1f s",
+                                            e.median(contender, backend, r -> r.loadPhaseSeconds)))
                             .append(" | ")
-                            .append(String.format(Locale.ROOT, "%.0f / %.0f", e.median(contender, backend, r -> r.loadCheckpointsCompleted), e.max(contender, backend, r -> r.loadCheckpointsFailed)))
+                            .append(
+                                    String.format(
+                                            Locale.ROOT,
+                                            "%.0f / %.0f",
+                                            e.median(
+                                                    contender,
+                                                    backend,
+                                                    r -> r.loadCheckpointsCompleted),
+                                            e.max(
+                                                    contender,
+                                                    backend,
+                                                    r -> r.loadCheckpointsFailed)))
                             .append(" | ")
-                            .append(String.format(Locale.ROOT, "%.0f ms", e.median(contender, backend, r -> r.drainMillis)))
+                            .append(
+                                    String.format(
+                                            Locale.ROOT,
+                                            "%.0f ms",
+                                            e.median(contender, backend, r -> r.drainMillis)))
                             .append(" | ")
                             .append(rows(e.median(contender, backend, r -> r.drainRate)))
                             .append(" | ")
@@ -577,13 +631,21 @@ final class Report {
                             .append(" | ")
                             .append(ratio(e.median(contender, backend, r -> r.drainRate / r.rate)))
                             .append(" | ")
-                            .append(String.format(Locale.ROOT, "%.0f", e.max(contender, backend, r -> r.checkpointsFailed)))
+                            .append(
+                                    String.format(
+                                            Locale.ROOT,
+                                            "%.0f",
+                                            e.max(contender, backend, r -> r.checkpointsFailed)))
                             .append(" |\n");
                 }
             }
             md.append('\n');
         }
-        for (Object[] extra : new Object[][] {{b, "Skewed keys (Zipf 0.99), 100k build keys"}, {c, "Uniform keys, 1M build keys"}}) {
+        for (Object[] extra :
+                new Object[][] {
+                    {b, "Skewed keys (Zipf 0.99), 100k build keys"},
+                    {c, "Uniform keys, 1M build keys"}
+                }) {
             Cells cells = (Cells) extra[0];
             if (cells.isEmpty()) {
                 continue;
@@ -597,12 +659,15 @@ final class Report {
         targets(md, a, d, e);
 
         md.append("## Every run\n\n");
-        md.append("| run | probe rows | rows/s | first / second half | p50 / p99 | state | heap after GC | checkpoints ok / failed | note |\n");
+        md.append(
+                "| run | probe rows | rows/s | first / second half | p50 / p99 | state | heap after GC | checkpoints ok / failed | note |\n");
         md.append("|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
         for (RunResult r : results) {
             md.append("| ").append(r.spec.label()).append(" | ");
             if (!r.ok()) {
-                md.append(" | | | | | | | failed: ").append(r.error.replace('|', '/')).append(" |\n");
+                md.append(" | | | | | | | failed: ")
+                        .append(r.error.replace('|', '/'))
+                        .append(" |\n");
                 continue;
             }
             md.append(String.format(Locale.ROOT, "%,d", r.probeRows))
@@ -626,25 +691,41 @@ final class Report {
                     .append(r.checkpointsFailed)
                     .append(" | ")
                     .append(r.timeBounded ? "time-bounded" : "")
-                    .append(r.spec.mode == Mode.LOAD
-                            ? String.format(Locale.ROOT, "buffered %,d, drain %.0f ms", r.bufferedAtFlip, r.drainMillis)
-                            : "")
-                    .append(r.checkpointFailure == null ? "" : " " + r.checkpointFailure.replace('|', '/'))
+                    .append(
+                            r.spec.mode == Mode.LOAD
+                                    ? String.format(
+                                            Locale.ROOT,
+                                            "buffered %,d, drain %.0f ms",
+                                            r.bufferedAtFlip,
+                                            r.drainMillis)
+                                    : "")
+                    .append(
+                            r.checkpointFailure == null
+                                    ? ""
+                                    : " " + r.checkpointFailure.replace('|', '/'))
                     .append(" |\n");
         }
-        Files.writeString(settings.docsDir.resolve("benchmarks.md"), md.toString(), StandardCharsets.UTF_8);
+        Files.writeString(
+                settings.docsDir.resolve("benchmarks.md"), md.toString(), StandardCharsets.UTF_8);
         Chart.write(settings.docsDir.resolve("benchmarks.png"), a, d, b, c);
-        System.out.println("Wrote " + settings.docsDir.resolve("benchmarks.md") + " and benchmarks.png");
+        System.out.println(
+                "Wrote " + settings.docsDir.resolve("benchmarks.md") + " and benchmarks.png");
     }
 
     private static void throughputTable(StringBuilder md, Cells cells, Backend backend) {
         List<Contender> contenders = cells.contenders();
-        boolean any = contenders.stream().anyMatch(c -> !cells.of(c, backend).isEmpty() && !cells.heapStandIn(c, backend));
+        boolean any =
+                contenders.stream()
+                        .anyMatch(
+                                c ->
+                                        !cells.of(c, backend).isEmpty()
+                                                && !cells.heapStandIn(c, backend));
         if (!any) {
             return;
         }
         md.append("**").append(backend.label).append("**\n\n");
-        md.append("| contender | probe rows/s | range | x P0 | P5 upsert / this | P5 multiset / this | p50 / p99 under load | state at end | peak heap after GC | probe rows per run |\n");
+        md.append(
+                "| contender | probe rows/s | range | x P0 | P5 upsert / this | P5 multiset / this | p50 / p99 under load | state at end | peak heap after GC | probe rows per run |\n");
         md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (Contender c : contenders) {
             List<RunResult> runs = cells.of(c, backend);
@@ -655,21 +736,47 @@ final class Report {
             Backend own = standIn ? Backend.HEAP : backend;
             String mark = standIn ? " †" : "";
             boolean timeBounded = runs.stream().anyMatch(r -> r.timeBounded);
-            md.append("| ").append(c.label).append(mark)
-                    .append(" | ").append(rows(cells.median(c, own, r -> r.rate)))
-                    .append(" | ").append(rows(cells.min(c, own, r -> r.rate))).append(" .. ").append(rows(cells.max(c, own, r -> r.rate)))
-                    .append(" | ").append(ratio(cells.ratio(c, own, Contender.P0, backend)))
-                    .append(" | ").append(c == Contender.P5U ? "" : ratio(cells.ratio(Contender.P5U, backend, c, own)))
-                    .append(" | ").append(c == Contender.P5M ? "" : ratio(cells.ratio(Contender.P5M, backend, c, own)))
-                    .append(" | ").append(millis(cells.median(c, own, r -> r.p50))).append(" / ").append(millis(cells.median(c, own, r -> r.p99)))
-                    .append(" | ").append(bytes((long) cells.median(c, own, r -> r.stateSizeBytes)))
-                    .append(" | ").append(bytes((long) cells.median(c, own, r -> r.peakHeapAfterGc)))
-                    .append(" | ").append(String.format(Locale.ROOT, "%.1fM", cells.median(c, own, r -> r.probeRows) / 1e6))
+            md.append("| ")
+                    .append(c.label)
+                    .append(mark)
+                    .append(" | ")
+                    .append(rows(cells.median(c, own, r -> r.rate)))
+                    .append(" | ")
+                    .append(rows(cells.min(c, own, r -> r.rate)))
+                    .append(" .. ")
+                    .append(rows(cells.max(c, own, r -> r.rate)))
+                    .append(" | ")
+                    .append(ratio(cells.ratio(c, own, Contender.P0, backend)))
+                    .append(" | ")
+                    .append(
+                            c == Contender.P5U
+                                    ? ""
+                                    : ratio(cells.ratio(Contender.P5U, backend, c, own)))
+                    .append(" | ")
+                    .append(
+                            c == Contender.P5M
+                                    ? ""
+                                    : ratio(cells.ratio(Contender.P5M, backend, c, own)))
+                    .append(" | ")
+                    .append(millis(cells.median(c, own, r -> r.p50)))
+                    .append(" / ")
+                    .append(millis(cells.median(c, own, r -> r.p99)))
+                    .append(" | ")
+                    .append(bytes((long) cells.median(c, own, r -> r.stateSizeBytes)))
+                    .append(" | ")
+                    .append(bytes((long) cells.median(c, own, r -> r.peakHeapAfterGc)))
+                    .append(" | ")
+                    .append(
+                            String.format(
+                                    Locale.ROOT,
+                                    "%.1fM",
+                                    cells.median(c, own, r -> r.probeRows) / 1e6))
                     .append(timeBounded ? " ‡" : "")
                     .append(" |\n");
         }
         md.append('\n');
-        if (contenders.stream().anyMatch(c -> cells.of(c, backend).stream().anyMatch(r -> r.timeBounded))) {
+        if (contenders.stream()
+                .anyMatch(c -> cells.of(c, backend).stream().anyMatch(r -> r.timeBounded))) {
             md.append(
                     "‡ time-bounded: fewer than 10M probe rows within the run's time limit; the"
                             + " rate is measured over the steady window all the same.\n\n");
@@ -707,7 +814,9 @@ final class Report {
         target(md, "RocksDB: >= 10x P2", 10, v -> a.ratio(v, rocks, Contender.P2, rocks));
         if (!e.isEmpty()) {
             for (Backend backend : Backend.values()) {
-                md.append("| ").append(backend.label).append(": load-phase drain rate >= 0.5x steady rate |");
+                md.append("| ")
+                        .append(backend.label)
+                        .append(": load-phase drain rate >= 0.5x steady rate |");
                 for (Contender v : List.of(Contender.P5U, Contender.P5M)) {
                     double r = e.median(v, backend, x -> x.drainRate / x.rate);
                     targetCell(md, ratio(r), r, r >= 0.5);
@@ -732,7 +841,8 @@ final class Report {
         md.append("\n\n");
     }
 
-    private static void target(StringBuilder md, String name, double threshold, Function<Contender, Double> ratio) {
+    private static void target(
+            StringBuilder md, String name, double threshold, Function<Contender, Double> ratio) {
         md.append("| ").append(name).append(" |");
         for (Contender v : List.of(Contender.P5U, Contender.P5M)) {
             double r = ratio.apply(v);

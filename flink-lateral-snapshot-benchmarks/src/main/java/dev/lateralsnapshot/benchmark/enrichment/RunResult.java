@@ -22,12 +22,16 @@ final class RunResult {
 
     long probeRows;
     double measuredSeconds;
+
     /** Probe rows per second over the steady window (after the warm-up). */
     double rate = Double.NaN;
+
     double rateFirstHalf = Double.NaN;
     double rateSecondHalf = Double.NaN;
+
     /** The run stopped at its time limit before 10M probe rows. */
     boolean timeBounded;
+
     long sinkRows;
     long sinkRetractions;
 

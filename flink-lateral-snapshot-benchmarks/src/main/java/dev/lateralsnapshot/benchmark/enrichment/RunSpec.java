@@ -86,7 +86,14 @@ final class RunSpec {
     }
 
     String label() {
-        return scenario + "/" + mode.name().toLowerCase() + "/" + contender + "/" + backend.label
-                + "/r" + round;
+        return scenario
+                + "/"
+                + mode.name().toLowerCase()
+                + "/"
+                + contender
+                + "/"
+                + backend.label
+                + "/r"
+                + round;
     }
 }

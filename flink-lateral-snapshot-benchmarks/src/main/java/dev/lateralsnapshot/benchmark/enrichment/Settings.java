@@ -24,15 +24,19 @@ final class Settings {
 
     int parallelism = 2;
     String managedMemory = "1g";
+
     /** One build update (a -U/+U pair) per this many probe rows: 1% of the probe rate. */
     long probeRowsPerUpdate = 100;
+
     /** Flink's {@code pipeline.object-reuse}; off by default, as in Flink. */
     boolean objectReuse = false;
 
     // ---- throughput runs ----
     int warmupSeconds = 4;
+
     /** A throughput run stops when it has run this long and emitted 10M probe rows ... */
     int minSeconds = 12;
+
     /** ... or when it has run this long (slow contenders: time-bounded). */
     int maxSeconds = 30;
 
@@ -83,8 +87,12 @@ final class Settings {
             String name = arg.substring(2, arg.indexOf('='));
             String value = arg.substring(arg.indexOf('=') + 1);
             switch (name) {
-                case "plan": s.plan = value; break;
-                case "rounds": s.rounds = Integer.parseInt(value); break;
+                case "plan":
+                    s.plan = value;
+                    break;
+                case "rounds":
+                    s.rounds = Integer.parseInt(value);
+                    break;
                 case "only":
                     for (String part : value.split(",")) {
                         if (!part.isBlank()) {
@@ -92,26 +100,59 @@ final class Settings {
                         }
                     }
                     break;
-                case "parallelism": s.parallelism = Integer.parseInt(value); break;
-                case "managed-memory": s.managedMemory = value; break;
-                case "object-reuse": s.objectReuse = Boolean.parseBoolean(value); break;
-                case "warmup-seconds": s.warmupSeconds = Integer.parseInt(value); break;
-                case "min-seconds": s.minSeconds = Integer.parseInt(value); break;
-                case "max-seconds": s.maxSeconds = Integer.parseInt(value); break;
-                case "fixed-rate": s.fixedRate = Long.parseLong(value); break;
-                case "latency-seconds": s.latencySeconds = Integer.parseInt(value); break;
+                case "parallelism":
+                    s.parallelism = Integer.parseInt(value);
+                    break;
+                case "managed-memory":
+                    s.managedMemory = value;
+                    break;
+                case "object-reuse":
+                    s.objectReuse = Boolean.parseBoolean(value);
+                    break;
+                case "warmup-seconds":
+                    s.warmupSeconds = Integer.parseInt(value);
+                    break;
+                case "min-seconds":
+                    s.minSeconds = Integer.parseInt(value);
+                    break;
+                case "max-seconds":
+                    s.maxSeconds = Integer.parseInt(value);
+                    break;
+                case "fixed-rate":
+                    s.fixedRate = Long.parseLong(value);
+                    break;
+                case "latency-seconds":
+                    s.latencySeconds = Integer.parseInt(value);
+                    break;
                 case "latency-buffer-timeout-ms":
                     s.latencyBufferTimeoutMillis = Long.parseLong(value);
                     break;
-                case "load-rows": s.loadRows = Long.parseLong(value); break;
-                case "min-load-seconds": s.minLoadSeconds = Integer.parseInt(value); break;
-                case "post-flip-seconds": s.postFlipSeconds = Integer.parseInt(value); break;
-                case "work-dir": s.workDir = Paths.get(value); break;
-                case "docs-dir": s.docsDir = Paths.get(value); break;
-                case "write-docs": s.writeDocs = Boolean.parseBoolean(value); break;
-                case "warm-up": s.warmUp = Boolean.parseBoolean(value); break;
-                case "verbose": s.verbose = Boolean.parseBoolean(value); break;
-                default: throw new IllegalArgumentException("Unknown option --" + name);
+                case "load-rows":
+                    s.loadRows = Long.parseLong(value);
+                    break;
+                case "min-load-seconds":
+                    s.minLoadSeconds = Integer.parseInt(value);
+                    break;
+                case "post-flip-seconds":
+                    s.postFlipSeconds = Integer.parseInt(value);
+                    break;
+                case "work-dir":
+                    s.workDir = Paths.get(value);
+                    break;
+                case "docs-dir":
+                    s.docsDir = Paths.get(value);
+                    break;
+                case "write-docs":
+                    s.writeDocs = Boolean.parseBoolean(value);
+                    break;
+                case "warm-up":
+                    s.warmUp = Boolean.parseBoolean(value);
+                    break;
+                case "verbose":
+                    s.verbose = Boolean.parseBoolean(value);
+                    break;
+                default:
+                    throw new IllegalArgumentException("Unknown option --" + name);
             }
         }
         return s;

@@ -25,13 +25,16 @@ import org.HdrHistogram.Histogram;
 final class SinkStats {
 
     static final int MAX_SECONDS = 1200;
+
     /** Bucket width of {@link #lastArrivalBySourceTime}. */
     static final long DRAIN_BUCKET_NANOS = 10_000_000L;
 
     private final long originNanos;
     final Histogram[] latencyBySecond = new Histogram[MAX_SECONDS];
+
     /** For load-phase runs: per 10 ms of source time, the last arrival of a row stamped in it. */
     final long[] lastArrivalBySourceTime;
+
     long rows;
     long retractions;
     volatile long published;
@@ -39,7 +42,9 @@ final class SinkStats {
     SinkStats(long originNanos, boolean trackDrain) {
         this.originNanos = originNanos;
         this.lastArrivalBySourceTime =
-                trackDrain ? new long[(int) (MAX_SECONDS * 1_000_000_000L / DRAIN_BUCKET_NANOS)] : null;
+                trackDrain
+                        ? new long[(int) (MAX_SECONDS * 1_000_000_000L / DRAIN_BUCKET_NANOS)]
+                        : null;
     }
 
     Histogram histogramOf(int second) {

@@ -29,8 +29,8 @@ import java.util.List;
 /**
  * Calls of {@code SNAPSHOT} in a plan, in both forms: SQL's {@link SnapshotTableFunction}, and the
  * Table API's {@link SnapshotProcessTableFunction}, which Flink bridges into the plan from its
- * function catalog. Everything that follows the validation reads calls through this class, so
- * that one piece of code serves both.
+ * function catalog. Everything that follows the validation reads calls through this class, so that
+ * one piece of code serves both.
  */
 public final class SnapshotCalls {
 
@@ -48,8 +48,7 @@ public final class SnapshotCalls {
     /** Whether the expression is a call of {@code SNAPSHOT}, from SQL or from the Table API. */
     public static boolean isSnapshotCall(@Nullable RexNode call) {
         return isSqlCall(call)
-                || (call instanceof RexCall
-                        && isTableApiSnapshot(((RexCall) call).getOperator()));
+                || (call instanceof RexCall && isTableApiSnapshot(((RexCall) call).getOperator()));
     }
 
     /** Whether the expression is a call of the SQL form of {@code SNAPSHOT}. */

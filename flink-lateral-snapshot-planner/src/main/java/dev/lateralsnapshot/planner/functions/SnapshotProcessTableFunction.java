@@ -57,9 +57,9 @@ import java.util.Optional;
  * system argument {@code uid} and a {@code rowtime} column to the rows of {@code SNAPSHOT(...)} in
  * SQL, and report argument errors in Flink's words instead of the specified ones. In the Table API
  * both are unavoidable: {@code on_time} and {@code uid} are Flink's system arguments of every
- * process table function (a function may not declare them itself), so the table of {@code
- * fromCall} has the columns of {@code input} plus Flink's {@code rowtime}, a copy of the {@code
- * on_time} column. {@code LateralSnapshot.snapshot(...)} removes it again.
+ * process table function (a function may not declare them itself), so the table of {@code fromCall}
+ * has the columns of {@code input} plus Flink's {@code rowtime}, a copy of the {@code on_time}
+ * column. {@code LateralSnapshot.snapshot(...)} removes it again.
  *
  * <p>Why not {@code joinLateral(call("SNAPSHOT", ...))}, the form of the Table API for table
  * functions: Flink 2.3 cannot run it, whatever the function. For {@code joinLateral} its planner
@@ -182,9 +182,9 @@ public final class SnapshotProcessTableFunction extends ProcessTableFunction<Row
     /**
      * Checks the {@code on_time} argument with the messages of the SQL function. Flink checks the
      * column too, but only after this strategy and in its own words. The types of the scalar
-     * arguments need no check here: Flink checks them against the declared types before, and
-     * shows this strategy the declared types only. Flink's process table function layer requires
-     * the types to be returned unchanged.
+     * arguments need no check here: Flink checks them against the declared types before, and shows
+     * this strategy the declared types only. Flink's process table function layer requires the
+     * types to be returned unchanged.
      */
     private static final class OnTimeCheck implements InputTypeStrategy {
 

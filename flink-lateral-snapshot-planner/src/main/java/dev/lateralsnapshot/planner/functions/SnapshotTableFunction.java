@@ -31,12 +31,12 @@ import org.apache.calcite.sql.SqlIdentifier;
 import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlNode;
 import org.apache.calcite.sql.SqlNodeList;
-import org.apache.calcite.sql.SqlOperator;
 import org.apache.calcite.sql.SqlOperandCountRange;
+import org.apache.calcite.sql.SqlOperator;
 import org.apache.calcite.sql.SqlTableFunction;
+import org.apache.calcite.sql.type.ReturnTypes;
 import org.apache.calcite.sql.type.SqlOperandCountRanges;
 import org.apache.calcite.sql.type.SqlOperandMetadata;
-import org.apache.calcite.sql.type.ReturnTypes;
 import org.apache.calcite.sql.type.SqlReturnTypeInference;
 import org.apache.calcite.sql.type.SqlTypeFamily;
 import org.apache.calcite.sql.type.SqlTypeName;
@@ -263,11 +263,7 @@ public final class SnapshotTableFunction extends SqlFunction implements SqlTable
                     String.format(
                             "Argument '%s' of %s must reference a TIMESTAMP or TIMESTAMP_LTZ column"
                                     + " (up to precision %d), but column '%s' has type '%s'.",
-                            ON_TIME,
-                            NAME,
-                            MAX_ON_TIME_PRECISION,
-                            column,
-                            type.asSummaryString()));
+                            ON_TIME, NAME, MAX_ON_TIME_PRECISION, column, type.asSummaryString()));
         }
     }
 

@@ -27,9 +27,9 @@ import org.apache.flink.table.planner.calcite.FlinkContext;
 import org.apache.flink.table.planner.delegation.PlannerBase;
 
 /**
- * The module manager, catalog manager and function catalog of a table environment, which the
- * public API does not expose: the planner's context holds them ({@code PlannerBase#getFlinkContext}
- * of the planner of a {@code TableEnvironmentImpl}), and a planner factory is given them. The
+ * The module manager, catalog manager and function catalog of a table environment, which the public
+ * API does not expose: the planner's context holds them ({@code PlannerBase#getFlinkContext} of the
+ * planner of a {@code TableEnvironmentImpl}), and a planner factory is given them. The
  * environment's public {@code loadModule} would do for loading a module, but the module also needs
  * to look functions up in the catalog and database current at that moment.
  */

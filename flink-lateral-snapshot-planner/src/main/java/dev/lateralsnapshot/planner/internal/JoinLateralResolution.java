@@ -33,8 +33,8 @@ public final class JoinLateralResolution {
     private JoinLateralResolution() {}
 
     /**
-     * Whether the current thread is resolving the function call of a lateral join. Walks the
-     * stack: call it only where it is rare, such as while a function's type inference is requested.
+     * Whether the current thread is resolving the function call of a lateral join. Walks the stack:
+     * call it only where it is rare, such as while a function's type inference is requested.
      */
     public static boolean isInProgress() {
         return StackWalker.getInstance()

@@ -105,10 +105,10 @@ public final class OptimizerPrograms {
     }
 
     /**
-     * A chain of one program that builds another per optimization from the configuration in
-     * effect, and runs it. Flink itself builds its programs per optimization, and several phases
-     * depend on the configuration (join reordering, for one); a program built once at installation
-     * would freeze those options.
+     * A chain of one program that builds another per optimization from the configuration in effect,
+     * and runs it. Flink itself builds its programs per optimization, and several phases depend on
+     * the configuration (join reordering, for one); a program built once at installation would
+     * freeze those options.
      */
     public static <OC extends FlinkOptimizeContext> FlinkChainedProgram<OC> perOptimization(
             String name, Function<ReadableConfig, FlinkChainedProgram<OC>> build) {

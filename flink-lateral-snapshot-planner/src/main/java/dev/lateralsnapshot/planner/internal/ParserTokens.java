@@ -72,8 +72,7 @@ public final class ParserTokens {
                     String.format(
                             "Flink's SQL token manager has no lexical state %s (states: %s). This"
                                     + " library is built for Flink 2.3.0 only.",
-                            state,
-                            Arrays.toString(FlinkSqlParserImplTokenManager.lexStateNames)));
+                            state, Arrays.toString(FlinkSqlParserImplTokenManager.lexStateNames)));
         }
         return new ParserTokens(index);
     }

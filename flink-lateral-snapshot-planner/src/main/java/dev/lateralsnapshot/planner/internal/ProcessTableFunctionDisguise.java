@@ -49,9 +49,9 @@ import java.util.Optional;
 /**
  * A two-input node as Flink's changelog mode inference ({@code FlinkChangelogModeInferenceProgram},
  * inside {@code physical_rewrite}) should see it: a process table function with two table
- * arguments, a probe argument that takes inserts only and a build argument that takes every
- * change, both with set semantics (row semantics is refused with two table arguments) and
- * partitioned by the join keys. The output is insert-only.
+ * arguments, a probe argument that takes inserts only and a build argument that takes every change,
+ * both with set semantics (row semantics is refused with two table arguments) and partitioned by
+ * the join keys. The output is insert-only.
  *
  * <p>What the inference does with it, and what a new Flink version could change:
  *
@@ -59,8 +59,8 @@ import java.util.Optional;
  *   <li>It asks the build input for all changes, or for an upsert changelog (no UPDATE_BEFORE)
  *       exactly when the build keys are an upsert key of that input, unless the build argument
  *       requires UPDATE_BEFORE.
- *   <li>An input that cannot deliver what its argument asks for is dropped: the node is copied
- *       with fewer inputs. {@link #copy} turns that into an {@link InputDroppedException}.
+ *   <li>An input that cannot deliver what its argument asks for is dropped: the node is copied with
+ *       fewer inputs. {@link #copy} turns that into an {@link InputDroppedException}.
  *   <li>An updating probe input fails with a {@link TableException} "{@code <node> doesn't support
  *       consuming ...}" ({@link #rejectedChanges}).
  * </ul>
@@ -91,7 +91,8 @@ public abstract class ProcessTableFunctionDisguise extends StreamPhysicalProcess
                 cluster,
                 traitSet,
                 inputs,
-                callHolder(cluster, inputs, probeKeys, buildKeys, rowType, buildRequiresUpdateBefore),
+                callHolder(
+                        cluster, inputs, probeKeys, buildKeys, rowType, buildRequiresUpdateBefore),
                 rowType);
         this.buildRequiresUpdateBefore = buildRequiresUpdateBefore;
     }

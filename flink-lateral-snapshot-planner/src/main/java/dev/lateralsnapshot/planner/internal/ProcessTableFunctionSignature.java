@@ -21,9 +21,9 @@ import java.util.List;
 import java.util.stream.Collectors;
 
 /**
- * The system arguments Flink adds to every process table function ({@code SystemTypeInference}):
- * a function may not declare them itself, and a resolved call has them after the declared
- * arguments, in this order.
+ * The system arguments Flink adds to every process table function ({@code SystemTypeInference}): a
+ * function may not declare them itself, and a resolved call has them after the declared arguments,
+ * in this order.
  */
 public final class ProcessTableFunctionSignature {
 

@@ -26,10 +26,10 @@ import org.apache.calcite.rex.RexNode;
 
 /**
  * A stream physical join that Flink's programs after physical planning accept. They visit the plan
- * with pattern matches over Flink's own node classes and reject any other class ("Unsupported
- * visit for ..."); as a subclass of the event-time temporal join the node passes them, and the
- * non-determinism check treats it as the join it is. Changelog mode inference is the exception:
- * it would treat the node as a temporal join, so during that inference the node is presented as a
+ * with pattern matches over Flink's own node classes and reject any other class ("Unsupported visit
+ * for ..."); as a subclass of the event-time temporal join the node passes them, and the
+ * non-determinism check treats it as the join it is. Changelog mode inference is the exception: it
+ * would treat the node as a temporal join, so during that inference the node is presented as a
  * {@link ProcessTableFunctionDisguise} instead.
  *
  * <p>What the temporal join would decide from its own condition form, a subclass must decide

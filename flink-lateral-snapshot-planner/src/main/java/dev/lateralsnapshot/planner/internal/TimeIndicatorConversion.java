@@ -30,9 +30,9 @@ import org.apache.calcite.sql.type.SqlTypeName;
 /**
  * Flink's conversion of time attributes ({@link RelTimeIndicatorConverter}), which visits every
  * logical node as a {@link RelShuttle} and rejects node classes it does not know. A node of this
- * library recognizes the conversion by its class and converts itself, materializing time
- * attributes the way the conversion does for Flink's own nodes: a processing time attribute
- * through {@code PROCTIME_MATERIALIZE}, a rowtime attribute by a cast to a plain timestamp.
+ * library recognizes the conversion by its class and converts itself, materializing time attributes
+ * the way the conversion does for Flink's own nodes: a processing time attribute through {@code
+ * PROCTIME_MATERIALIZE}, a rowtime attribute by a cast to a plain timestamp.
  */
 public final class TimeIndicatorConversion {
 

@@ -43,14 +43,15 @@ import java.io.UncheckedIOException;
  * instance of {@link FlinkSqlParserImpl}. Handing out Flink's parser for every ordinary statement
  * also keeps its error messages and behaviour unchanged by construction.
  *
- * <p>How it decides: the statement is scanned with Flink's own token manager ({@link ParserTokens}), in the lexical state
- * the configured quoting selects, looking for the tokens {@code LATERAL <name> (}, where {@code
- * <name>} is an identifier, quoted or not, or a non-reserved keyword, possibly compound ({@code
- * LATERAL cat.db.f(}). String literals, comments and quoted identifiers are single tokens, so a
- * {@code lateral} inside them does not count; {@code LATERAL TABLE(}, {@code LATERAL (query)} and
- * {@code LATERAL UNNEST(} do not match because those words are reserved. A statement that does not
- * even contain the letters {@code lateral} is not scanned at all, so most statements pay almost
- * nothing for the dispatch. A lexical error ends the scan: Flink's parser then reports it.
+ * <p>How it decides: the statement is scanned with Flink's own token manager ({@link
+ * ParserTokens}), in the lexical state the configured quoting selects, looking for the tokens
+ * {@code LATERAL <name> (}, where {@code <name>} is an identifier, quoted or not, or a non-reserved
+ * keyword, possibly compound ({@code LATERAL cat.db.f(}). String literals, comments and quoted
+ * identifiers are single tokens, so a {@code lateral} inside them does not count; {@code LATERAL
+ * TABLE(}, {@code LATERAL (query)} and {@code LATERAL UNNEST(} do not match because those words are
+ * reserved. A statement that does not even contain the letters {@code lateral} is not scanned at
+ * all, so most statements pay almost nothing for the dispatch. A lexical error ends the scan:
+ * Flink's parser then reports it.
  */
 public final class LateralSnapshotParserFactory implements SqlParserImplFactory {
 
@@ -126,9 +127,9 @@ public final class LateralSnapshotParserFactory implements SqlParserImplFactory 
     }
 
     /**
-     * A necessary condition for a LATERAL token, cheap enough to run on every statement: the
-     * token manager matches keywords ignoring the case of ASCII letters only (checked for every
-     * UTF-16 character on Flink 2.3.0), and {@code regionMatches} accepts a superset of that.
+     * A necessary condition for a LATERAL token, cheap enough to run on every statement: the token
+     * manager matches keywords ignoring the case of ASCII letters only (checked for every UTF-16
+     * character on Flink 2.3.0), and {@code regionMatches} accepts a superset of that.
      */
     private static boolean mentionsLateral(String sql) {
         int last = sql.length() - LATERAL_KEYWORD.length();

@@ -37,10 +37,9 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 /**
  * Every planning-time error of {@code docs/lateral-snapshot-join.md} ("Planning errors"), word for
  * word, with the statements of Flink 2.4's release-testing plan, and the errors for argument
- * mistakes. Each error
- * must reach the user as a {@link ValidationException} (the non-determinism check: a {@link
- * TableException}) with the exact message somewhere in its cause chain, never as a Calcite stack
- * trace, an assertion error or a null pointer.
+ * mistakes. Each error must reach the user as a {@link ValidationException} (the non-determinism
+ * check: a {@link TableException}) with the exact message somewhere in its cause chain, never as a
+ * Calcite stack trace, an assertion error or a null pointer.
  */
 class LateralSnapshotValidationTest {
 
@@ -421,7 +420,10 @@ class LateralSnapshotValidationTest {
                 .isInstanceOfAny(ValidationException.class, TableException.class);
         Throwable rootCause = ExceptionUtils.getRootCause(error);
         if (prefix) {
-            assertThat(rootCause).as("root cause").isInstanceOf(type).hasMessageStartingWith(message);
+            assertThat(rootCause)
+                    .as("root cause")
+                    .isInstanceOf(type)
+                    .hasMessageStartingWith(message);
         } else {
             assertThat(rootCause).as("root cause").isInstanceOf(type).hasMessage(message);
         }

@@ -12,7 +12,6 @@
  * limitations under the License.
  */
 
-
 package dev.lateralsnapshot.planner.internal;
 
 import dev.lateralsnapshot.planner.SnapshotTestEnvironments;
@@ -65,8 +64,7 @@ class ChangelogModesTest {
     void noModeForANodeOutsideTheStreamConvention() {
         TableEnvironment env = SnapshotTestEnvironments.streaming(buildDirectory);
         RelNode values =
-                LogicalValues.createOneRow(
-                        optimizedPlan(env, SECTION_1_QUERY).getCluster());
+                LogicalValues.createOneRow(optimizedPlan(env, SECTION_1_QUERY).getCluster());
         assertThat(ChangelogModes.of(values)).isEmpty();
     }
 

@@ -12,7 +12,6 @@
  * limitations under the License.
  */
 
-
 package dev.lateralsnapshot.planner.internal;
 
 import org.apache.flink.configuration.Configuration;

@@ -12,14 +12,13 @@
  * limitations under the License.
  */
 
-
 package dev.lateralsnapshot.planner.internal;
 
+import org.apache.flink.sql.parser.impl.FlinkSqlParserImpl;
+import org.apache.flink.sql.parser.validate.FlinkSqlConformance;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableConfig;
 import org.apache.flink.table.api.TableEnvironment;
-import org.apache.flink.sql.parser.impl.FlinkSqlParserImpl;
-import org.apache.flink.sql.parser.validate.FlinkSqlConformance;
 import org.apache.flink.table.planner.calcite.CalciteConfig;
 import org.apache.flink.table.planner.plan.optimize.program.FlinkBatchProgram;
 import org.apache.flink.table.planner.plan.optimize.program.FlinkChainedProgram;
@@ -52,8 +51,7 @@ class PlannerConfigsTest {
 
         SqlParser.Config parserConfig = SqlParser.config().withIdentifierMaxLength(12);
         SqlOperatorTable operatorTable = SqlOperatorTables.of();
-        FlinkChainedProgram<StreamOptimizeContext> stream =
-                FlinkStreamProgram.buildProgram(config);
+        FlinkChainedProgram<StreamOptimizeContext> stream = FlinkStreamProgram.buildProgram(config);
         PlannerConfigs.extend(
                 config,
                 parserConfig,

@@ -12,7 +12,6 @@
  * limitations under the License.
  */
 
-
 package dev.lateralsnapshot.planner.internal;
 
 import org.apache.flink.table.api.EnvironmentSettings;
@@ -33,7 +32,6 @@ class TableEnvironmentsTest {
         assertThat(TableEnvironments.of(env.from("orders")))
                 .as("a table of Flink's Table API is no longer a TableImpl of its environment")
                 .isSameAs(env);
-        assertThat(TableEnvironments.of(env.from("orders").select($("currency"))))
-                .isSameAs(env);
+        assertThat(TableEnvironments.of(env.from("orders").select($("currency")))).isSameAs(env);
     }
 }

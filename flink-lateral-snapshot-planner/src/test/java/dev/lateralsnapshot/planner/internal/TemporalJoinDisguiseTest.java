@@ -12,7 +12,6 @@
  * limitations under the License.
  */
 
-
 package dev.lateralsnapshot.planner.internal;
 
 import dev.lateralsnapshot.planner.SnapshotTestEnvironments;

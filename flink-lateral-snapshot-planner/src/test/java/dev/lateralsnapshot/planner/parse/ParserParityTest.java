@@ -45,14 +45,14 @@ class ParserParityTest {
         return Stream.of(
                 // DDL
                 "CREATE TABLE orders (order_id BIGINT, price DECIMAL(10, 2), currency STRING, tags"
-                    + " ARRAY<STRING>, payload ROW<a INT, b MAP<STRING, INT>>, order_time"
-                    + " TIMESTAMP(3), WATERMARK FOR order_time AS order_time - INTERVAL '5' SECOND,"
-                    + " PRIMARY KEY (order_id) NOT ENFORCED) WITH ('connector' = 'kafka', 'topic' ="
-                    + " 'orders', 'format' = 'json')",
+                        + " ARRAY<STRING>, payload ROW<a INT, b MAP<STRING, INT>>, order_time"
+                        + " TIMESTAMP(3), WATERMARK FOR order_time AS order_time - INTERVAL '5' SECOND,"
+                        + " PRIMARY KEY (order_id) NOT ENFORCED) WITH ('connector' = 'kafka', 'topic' ="
+                        + " 'orders', 'format' = 'json')",
                 "CREATE TABLE rates (currency STRING, rate DECIMAL(10, 4), update_time"
-                    + " TIMESTAMP_LTZ(3) METADATA FROM 'timestamp' VIRTUAL, proc AS PROCTIME(),"
-                    + " WATERMARK FOR update_time AS update_time) COMMENT 'rates' PARTITIONED BY"
-                    + " (currency) WITH ('connector' = 'upsert-kafka')",
+                        + " TIMESTAMP_LTZ(3) METADATA FROM 'timestamp' VIRTUAL, proc AS PROCTIME(),"
+                        + " WATERMARK FOR update_time AS update_time) COMMENT 'rates' PARTITIONED BY"
+                        + " (currency) WITH ('connector' = 'upsert-kafka')",
                 "CREATE TABLE t (a INT, b STRING) DISTRIBUTED BY HASH(a) INTO 4 BUCKETS WITH"
                         + " ('connector' = 'x')",
                 "CREATE TEMPORARY TABLE t2 WITH ('connector' = 'blackhole') LIKE orders (EXCLUDING"
@@ -150,10 +150,10 @@ class ParserParityTest {
                 "SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY currency ORDER BY price"
                         + " DESC) AS rn FROM orders) WHERE rn <= 3",
                 "SELECT CAST(price AS STRING), TRY_CAST(a AS INT), JSON_VALUE(payload, '$.a'),"
-                    + " `select`, CASE WHEN a IS NULL THEN 1 ELSE 2 END, ARRAY[1, 2], MAP['a', 1],"
-                    + " ROW(1, 'x') FROM orders",
+                        + " `select`, CASE WHEN a IS NULL THEN 1 ELSE 2 END, ARRAY[1, 2], MAP['a', 1],"
+                        + " ROW(1, 'x') FROM orders",
                 "SELECT * FROM orders AS o JOIN rates AS r ON o.currency = r.currency AND"
-                    + " r.update_time BETWEEN o.order_time - INTERVAL '1' HOUR AND o.order_time",
+                        + " r.update_time BETWEEN o.order_time - INTERVAL '1' HOUR AND o.order_time",
                 "SELECT SESSION_START(order_time, INTERVAL '1' HOUR) FROM orders"
                         + " GROUP BY SESSION(order_time, INTERVAL '1' HOUR)",
                 "SELECT a, b, SUM(c) FROM t GROUP BY GROUPING SETS ((a, b), (a), ()) HAVING SUM(c)"
@@ -162,7 +162,7 @@ class ParserParityTest {
                         + " 10 OFFSET 5",
                 "SELECT DISTINCT a FROM t ORDER BY a DESC NULLS LAST FETCH FIRST 3 ROWS ONLY",
                 "SELECT U&'\\00e9t\\00e9', X'0F', 'it''s', N'national', 1.5e3, -.5, DATE"
-                    + " '2024-01-01', TIMESTAMP '2024-01-01 00:00:00', INTERVAL '1' DAY TO HOUR",
+                        + " '2024-01-01', TIMESTAMP '2024-01-01 00:00:00', INTERVAL '1' DAY TO HOUR",
                 "SELECT lateral_x, x.`lateral` FROM `lateral` AS x WHERE s = 'LATERAL f(x)' --"
                         + " LATERAL g(y)",
                 "SELECT /* LATERAL f(1) */ 1",

@@ -79,7 +79,11 @@ class LateralSnapshotJoinMiniClusterTest {
 
     /** The result of the LEFT JOIN of section 8 of the release-testing plan, in its order. */
     private static final String[] BATCH_LEFT_JOIN_ROWS = {
-        "+I[1, A, 1.0]", "+I[1, A, 1.5]", "+I[2, B, 2.0]", "+I[3, C, null]", "+I[4, A, 1.0]",
+        "+I[1, A, 1.0]",
+        "+I[1, A, 1.5]",
+        "+I[2, B, 2.0]",
+        "+I[3, C, null]",
+        "+I[4, A, 1.0]",
         "+I[4, A, 1.5]"
     };
 
@@ -187,9 +191,9 @@ class LateralSnapshotJoinMiniClusterTest {
         assertThat(
                         rows(
                                 "SELECT o.order_id, o.currency, r.rate FROM orders_b AS o LEFT JOIN"
-                                    + " LATERAL SNAPSHOT(input => TABLE rates_b, state_ttl =>"
-                                    + " INTERVAL '1' HOUR) AS r ON o.currency = r.currency ORDER BY"
-                                    + " o.order_id, r.rate"))
+                                        + " LATERAL SNAPSHOT(input => TABLE rates_b, state_ttl =>"
+                                        + " INTERVAL '1' HOUR) AS r ON o.currency = r.currency ORDER BY"
+                                        + " o.order_id, r.rate"))
                 .containsExactly(BATCH_LEFT_JOIN_ROWS);
     }
 
@@ -201,7 +205,8 @@ class LateralSnapshotJoinMiniClusterTest {
         BiFunction<Table, Table, Table> joinWith =
                 (probe, snapshot) ->
                         (join.equals("JOIN")
-                                        ? probe.join(snapshot, $("currency").isEqual($("r_currency")))
+                                        ? probe.join(
+                                                snapshot, $("currency").isEqual($("r_currency")))
                                         : probe.leftOuterJoin(
                                                 snapshot, $("currency").isEqual($("r_currency"))))
                                 .select($("order_id"), $("currency"), $("r_rate"));

@@ -28,9 +28,9 @@ import java.util.function.Function;
 import static org.apache.flink.util.Preconditions.checkState;
 
 /**
- * A source whose subtasks emit the rows handed to a {@link ProbeChannel}, each subtask those of
- * its own queue, until the channel {@link ProbeChannel#end ends}. The {@code 'test-probe'} tables
- * read it; a DataStream program reads it through {@link #of}.
+ * A source whose subtasks emit the rows handed to a {@link ProbeChannel}, each subtask those of its
+ * own queue, until the channel {@link ProbeChannel#end ends}. The {@code 'test-probe'} tables read
+ * it; a DataStream program reads it through {@link #of}.
  */
 public final class ChannelSource<T> extends NoSplitSource<T> {
 

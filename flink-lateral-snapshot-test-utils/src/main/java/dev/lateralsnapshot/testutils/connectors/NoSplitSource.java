@@ -31,8 +31,8 @@ import java.util.List;
  * An unbounded source on Flink's {@link Source} interface that has no splits: each reader knows by
  * itself what its subtask emits (the rows a test hands to it, or rows it generates), so the
  * enumerator has nothing to assign, and neither readers nor enumerator checkpoint anything. The
- * source emits no watermarks; a table's watermark comes after the scan, as for any source that
- * does not take the watermark itself.
+ * source emits no watermarks; a table's watermark comes after the scan, as for any source that does
+ * not take the watermark itself.
  */
 public abstract class NoSplitSource<T> implements Source<T, NoSplitSource.NoSplit, Void> {
 

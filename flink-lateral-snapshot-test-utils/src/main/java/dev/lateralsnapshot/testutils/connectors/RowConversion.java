@@ -24,9 +24,9 @@ import java.io.Serializable;
 import java.util.function.Function;
 
 /**
- * How a source turns the rows a test hands it into its records, or a sink its records into rows.
- * It travels to the tasks with the source or sink, and opens there with the job's class loader:
- * the table's converters need it, and the function it opens need not be serializable.
+ * How a source turns the rows a test hands it into its records, or a sink its records into rows. It
+ * travels to the tasks with the source or sink, and opens there with the job's class loader: the
+ * table's converters need it, and the function it opens need not be serializable.
  */
 @FunctionalInterface
 interface RowConversion<I, O> extends Serializable {

@@ -21,8 +21,8 @@ import java.util.List;
 /**
  * Changes of {@code rates} ({@link RatesAndOrders#RATES_COLUMNS}) as lines of Debezium JSON, and
  * the build-side files that the streaming tests drop into the directory that {@code rates} reads:
- * first the rates the join loads, then an update, a delete and an insert, which orders must see
- * all at once or not at all (docs/lateral-snapshot-join.md, "Build-side changes").
+ * first the rates the join loads, then an update, a delete and an insert, which orders must see all
+ * at once or not at all (docs/lateral-snapshot-join.md, "Build-side changes").
  *
  * <p>Each file ends with a row of currency Z, which no order asks for: with {@code WATERMARK FOR
  * update_time AS update_time} it moves the build watermark past the file's other changes, so that

@@ -56,8 +56,8 @@ public final class RatesAndOrders {
     public static final String ENRICHED_COLUMNS = "order_id BIGINT, currency STRING, rate DOUBLE";
 
     /**
-     * The query of {@code rates_rand}: a build side with a column that a non-deterministic
-     * function computes (docs/lateral-snapshot-join.md, "Planning errors").
+     * The query of {@code rates_rand}: a build side with a column that a non-deterministic function
+     * computes (docs/lateral-snapshot-join.md, "Planning errors").
      */
     public static final String RATES_RAND_QUERY =
             "SELECT currency, rate, RAND() AS r, update_time FROM rates";

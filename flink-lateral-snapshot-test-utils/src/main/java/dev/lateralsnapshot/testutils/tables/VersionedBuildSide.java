@@ -32,11 +32,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  * update pair shows in the output, and the checks of that output.
  *
  * <p>Orders have ids from 1 and the key {@code id % KEYS}. Every key has exactly one build row at
- * any time, {@code (key_id, version_a, version_b)} with both versions equal; version 0 inserts every
- * key, and version v replaces every key's row of version v - 1 by an update pair (-U of v - 1, +U of
- * v). With a LEFT join every order must therefore match exactly one row with equal versions: a -U
- * applied without its +U shows as a NULL-padded row, a +U without its -U as two rows for one order.
- * Each version file ends with a row of {@link #DUMMY_KEY} that moves the build watermark past it.
+ * any time, {@code (key_id, version_a, version_b)} with both versions equal; version 0 inserts
+ * every key, and version v replaces every key's row of version v - 1 by an update pair (-U of v -
+ * 1, +U of v). With a LEFT join every order must therefore match exactly one row with equal
+ * versions: a -U applied without its +U shows as a NULL-padded row, a +U without its -U as two rows
+ * for one order. Each version file ends with a row of {@link #DUMMY_KEY} that moves the build
+ * watermark past it.
  *
  * <p>The job reads the files as {@code versions} ({@link #VERSIONS_COLUMNS}) and writes {@link
  * #OUTPUT_COLUMNS} as csv (see {@link #query}).

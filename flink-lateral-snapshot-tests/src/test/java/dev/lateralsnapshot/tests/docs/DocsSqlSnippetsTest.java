@@ -36,13 +36,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Runs every SQL snippet of the documentation, so that the documentation cannot drift from the
- * code: each statement of each {@code ```sql} block in {@code README.md} and {@code docs/*.md}
- * runs on a MiniCluster with the LATERAL SNAPSHOT join installed, documented errors must be the
- * errors, and documented output must be the output. {@link MarkdownSnippets} says what is run,
- * {@link DocumentRun} how, and {@link DocumentedOutput} how output is compared.
+ * code: each statement of each {@code ```sql} block in {@code README.md} and {@code docs/*.md} runs
+ * on a MiniCluster with the LATERAL SNAPSHOT join installed, documented errors must be the errors,
+ * and documented output must be the output. {@link MarkdownSnippets} says what is run, {@link
+ * DocumentRun} how, and {@link DocumentedOutput} how output is compared.
  *
- * <p>Each document runs in a session of its own, from its first snippet to its last, with its
- * files in a directory of its own.
+ * <p>Each document runs in a session of its own, from its first snippet to its last, with its files
+ * in a directory of its own.
  */
 class DocsSqlSnippetsTest {
 

@@ -324,7 +324,10 @@ final class DocumentRun implements AutoCloseable {
         boolean ordered = query.sql.toUpperCase(Locale.ROOT).contains("ORDER BY");
         if (!inOrder(documented, ordered).equals(inOrder(actual, ordered))) {
             throw new AssertionError(
-                    "The query printed other rows. Documented: " + documented + ", printed: " + actual);
+                    "The query printed other rows. Documented: "
+                            + documented
+                            + ", printed: "
+                            + actual);
         }
     }
 

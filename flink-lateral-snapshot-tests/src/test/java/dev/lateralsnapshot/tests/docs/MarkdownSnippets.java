@@ -25,7 +25,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The snippets of one Markdown file that {@link DocsSqlSnippetsTest} runs, in the order of the file:
+ * The snippets of one Markdown file that {@link DocsSqlSnippetsTest} runs, in the order of the
+ * file:
  *
  * <ul>
  *   <li>every statement of every {@code ```sql} block, each ending with {@code ;} at the end of a
@@ -37,8 +38,8 @@ import java.util.regex.Pattern;
  * </ul>
  *
  * <p>Nothing else in a file is run. A {@code ```sql} block cannot opt out: a statement that does
- * not run, or runs differently than documented, fails the test, and so does a block of another
- * SQL dialect ({@code ```mysql}, {@code ```SQL}).
+ * not run, or runs differently than documented, fails the test, and so does a block of another SQL
+ * dialect ({@code ```mysql}, {@code ```SQL}).
  */
 final class MarkdownSnippets {
 
@@ -171,7 +172,8 @@ final class MarkdownSnippets {
             Matcher mkdir = MKDIR.matcher(body.get(n).trim());
             if (mkdir.matches()) {
                 mkdirs.add(
-                        new Mkdir(firstLine + n, Arrays.asList(mkdir.group(1).trim().split("\\s+"))));
+                        new Mkdir(
+                                firstLine + n, Arrays.asList(mkdir.group(1).trim().split("\\s+"))));
             }
         }
         return mkdirs;

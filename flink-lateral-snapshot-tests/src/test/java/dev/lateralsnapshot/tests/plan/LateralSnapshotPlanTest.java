@@ -44,8 +44,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * also says how to regenerate them): every syntax variant, also with a third table or a sub-query,
  * INNER and LEFT, equality, mixed and non-equality predicates, composite keys, a view and a CTE as
  * the build input, the changelog modes with and without a primary key on the build side, and batch
- * mode. Each file holds the statement
- * and Flink's complete EXPLAIN output for it.
+ * mode. Each file holds the statement and Flink's complete EXPLAIN output for it.
  *
  * <p>The tables are those of the reference (docs/lateral-snapshot-join.md, "Syntax"), and a few
  * more. Plans do not depend on the clock: every streaming query fixes {@code load_completed_time},
@@ -367,8 +366,8 @@ class LateralSnapshotPlanTest {
     }
 
     /**
-     * The WHERE clause of a comma join below another SNAPSHOT join sits above the upper one; a
-     * LEFT upper join too lets the conjuncts on its probe side through to the lower one.
+     * The WHERE clause of a comma join below another SNAPSHOT join sits above the upper one; a LEFT
+     * upper join too lets the conjuncts on its probe side through to the lower one.
      */
     @Test
     void whereClauseReachesALowerSnapshotJoin() {

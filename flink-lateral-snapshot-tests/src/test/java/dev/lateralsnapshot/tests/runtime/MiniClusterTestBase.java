@@ -64,8 +64,7 @@ public abstract class MiniClusterTestBase {
      * A streaming environment with the join installed, for jobs at a parallelism on a state
      * backend, in UTC.
      */
-    public static TableEnvironment streamingEnvironment(
-            StateBackendKind backend, int parallelism) {
+    public static TableEnvironment streamingEnvironment(StateBackendKind backend, int parallelism) {
         TableEnvironment env = TableEnvironments.streamingJobs(backend, parallelism);
         LateralSnapshot.install(env);
         return env;

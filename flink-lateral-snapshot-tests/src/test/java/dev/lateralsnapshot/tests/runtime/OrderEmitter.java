@@ -21,8 +21,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Emits one order after the other in the background, like the datagen of the reference's orders
- * (docs/lateral-snapshot-join.md, "Syntax"), while the test changes the build side: the orders
- * that meet the change are the ones timing decides.
+ * (docs/lateral-snapshot-join.md, "Syntax"), while the test changes the build side: the orders that
+ * meet the change are the ones timing decides.
  */
 final class OrderEmitter implements AutoCloseable {
 

@@ -110,8 +110,7 @@ final class StreamingScenario implements AutoCloseable {
                                 + ", 'source.monitor-interval' = '100ms'"));
         env.executeSql(createTable("orders", ORDERS_COLUMNS, ProbeTableFactory.options(orders)));
         env.executeSql(
-                createTable(
-                        "enriched", ENRICHED_COLUMNS, CollectingTableFactory.options(output)));
+                createTable("enriched", ENRICHED_COLUMNS, CollectingTableFactory.options(output)));
         return new StreamingScenario(cluster, buildDirectory, orders, output, env);
     }
 

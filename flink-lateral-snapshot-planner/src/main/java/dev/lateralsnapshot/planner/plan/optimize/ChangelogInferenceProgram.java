@@ -104,8 +104,7 @@ public final class ChangelogInferenceProgram {
         }
     }
 
-    private static StreamPhysicalLateralSnapshotJoin joinOf(
-            ProcessTableFunctionDisguise disguise) {
+    private static StreamPhysicalLateralSnapshotJoin joinOf(ProcessTableFunctionDisguise disguise) {
         return ((ChangelogInferenceNode) disguise).getJoin();
     }
 

@@ -12,7 +12,6 @@
  * limitations under the License.
  */
 
-
 package dev.lateralsnapshot.planner.plan.optimize;
 
 import dev.lateralsnapshot.planner.SnapshotTestEnvironments;

@@ -281,8 +281,8 @@ class LateralSnapshotJoinPlanTest {
                         execNodes(
                                 env,
                                 "SELECT o.order_id, r.rate FROM orders AS o JOIN LATERAL"
-                                    + " SNAPSHOT(input => TABLE wide_rates, on_time =>"
-                                    + " DESCRIPTOR(update_time)) AS r ON o.currency = r.currency"))
+                                        + " SNAPSHOT(input => TABLE wide_rates, on_time =>"
+                                        + " DESCRIPTOR(update_time)) AS r ON o.currency = r.currency"))
                 .singleElement()
                 .extracting(StreamExecLateralSnapshotJoin::getBuildTimeIndex)
                 .isEqualTo(2);
@@ -419,16 +419,14 @@ class LateralSnapshotJoinPlanTest {
     // ---- compiled plans ----
 
     @ParameterizedTest
-    @ValueSource(
-            strings = {"COMPILE PLAN", "compilePlanSql", "TablePipeline", "StatementSet"})
+    @ValueSource(strings = {"COMPILE PLAN", "compilePlanSql", "TablePipeline", "StatementSet"})
     void compiledPlansAreRejected(String api) {
         String insert = "INSERT INTO out_print " + SnapshotTestEnvironments.SECTION_1_QUERY;
         Path planFile = buildDirectory.resolve("plan.json");
         ThrowingCallable compile;
         switch (api) {
             case "COMPILE PLAN":
-                compile =
-                        () -> env.executeSql("COMPILE PLAN '" + planFile + "' FOR " + insert);
+                compile = () -> env.executeSql("COMPILE PLAN '" + planFile + "' FOR " + insert);
                 break;
             case "compilePlanSql":
                 compile = () -> env.compilePlanSql(insert);

@@ -109,9 +109,7 @@ public final class FlinkLogicalLateralSnapshotJoin extends LateralSnapshotJoinBa
         RelNode build =
                 materializeProctime(
                         getRight().accept(converter),
-                        conditionFields
-                                .get(probeFieldCount, fieldCount)
-                                .shift(-probeFieldCount));
+                        conditionFields.get(probeFieldCount, fieldCount).shift(-probeFieldCount));
         List<RelDataTypeField> inputFields = new ArrayList<>(probe.getRowType().getFieldList());
         inputFields.addAll(build.getRowType().getFieldList());
         // Time attributes materialized in the inputs change their type.

@@ -101,8 +101,7 @@ public class LateralSnapshotJoinFilterTransposeRule
                                                 .oneInput(
                                                         join ->
                                                                 join.operand(LogicalJoin.class)
-                                                                        .predicate(
-                                                                                Config::isJoin)
+                                                                        .predicate(Config::isJoin)
                                                                         .anyInputs()))
                         .description("LateralSnapshotJoinFilterTransposeRule")
                         .build();

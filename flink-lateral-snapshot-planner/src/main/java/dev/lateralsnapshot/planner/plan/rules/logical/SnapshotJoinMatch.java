@@ -87,7 +87,9 @@ final class SnapshotJoinMatch {
         if (filter) {
             return builder.operand(LogicalFilter.class)
                     .oneInput(
-                            join -> joinOperands(join, SnapshotJoinMatch::isCrossJoin, buildProject));
+                            join ->
+                                    joinOperands(
+                                            join, SnapshotJoinMatch::isCrossJoin, buildProject));
         }
         return joinOperands(builder, SnapshotJoinMatch::isLateralJoin, buildProject);
     }
@@ -106,7 +108,8 @@ final class SnapshotJoinMatch {
                 .inputs(
                         probe -> probe.operand(RelNode.class).anyInputs(),
                         buildProject
-                                ? project -> project.operand(LogicalProject.class).oneInput(snapshot)
+                                ? project ->
+                                        project.operand(LogicalProject.class).oneInput(snapshot)
                                 : snapshot);
     }
 
@@ -139,7 +142,8 @@ final class SnapshotJoinMatch {
     static SnapshotJoinMatch of(RelOptRuleCall call, Shape shape) {
         int joinPosition = shape.matchesFilter() ? 1 : 0;
         LogicalJoin join = call.rel(joinPosition);
-        LogicalProject buildProject = shape.matchesBuildProject() ? call.rel(joinPosition + 2) : null;
+        LogicalProject buildProject =
+                shape.matchesBuildProject() ? call.rel(joinPosition + 2) : null;
         LogicalTableFunctionScan scan = call.rel(call.rels.length - 1);
         RexNode condition =
                 shape.matchesFilter()
@@ -184,7 +188,9 @@ final class SnapshotJoinMatch {
         return build;
     }
 
-    /** The folded arguments of the {@code SNAPSHOT} call; {@code on_time} indexes {@link #build}. */
+    /**
+     * The folded arguments of the {@code SNAPSHOT} call; {@code on_time} indexes {@link #build}.
+     */
     SnapshotArguments arguments() {
         return arguments;
     }

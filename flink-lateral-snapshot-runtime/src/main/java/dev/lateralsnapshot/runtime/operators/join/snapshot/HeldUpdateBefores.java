@@ -36,18 +36,17 @@ import java.util.stream.Stream;
 
 /**
  * The build side's -U rows that wait for their +U, in keyed state; the operator decides when they
- * are held and let go (see {@link LateralSnapshotJoinOperator}) and sets the key before every
- * call.
+ * are held and let go (see {@link LateralSnapshotJoinOperator}) and sets the key before every call.
  *
  * <p>Per key, the rows are namespaced by their own time, like the pending build changes, so that
  * the timer of one time touches only the rows of that time; a map from each of those times to the
  * watermark that lets its rows go alone tells which times hold rows.
  *
  * <p>Most of the time at most one key holds -U rows, all of one time: a -U is followed by its +U.
- * While that is so, the key and the time are kept in fields, so that a change of any key finds
- * its held rows without iterating the map state, which on RocksDB seeks over the tombstones of
- * every time released before. The fields are unknown after a restore, and once -U rows of several
- * keys or times are held; then the map state is read.
+ * While that is so, the key and the time are kept in fields, so that a change of any key finds its
+ * held rows without iterating the map state, which on RocksDB seeks over the tombstones of every
+ * time released before. The fields are unknown after a restore, and once -U rows of several keys or
+ * times are held; then the map state is read.
  */
 final class HeldUpdateBefores {
 
@@ -63,10 +62,13 @@ final class HeldUpdateBefores {
 
     private final KeyedStateBackend<Object> backend;
     private final InternalListState<Object, Long, RowData> rows;
+
     /** Per key: the times that hold -U rows, each with the watermark that lets them go alone. */
     private final MapState<Long, Long> releaseTimes;
+
     /** The held rows of all keys of the subtask. */
     private long count;
+
     /**
      * When not null, every held row of the subtask belongs to this key and has the time {@link
      * #soleTime}.

@@ -57,8 +57,8 @@ import static org.apache.flink.util.Preconditions.checkArgument;
 import static org.apache.flink.util.Preconditions.checkNotNull;
 
 /**
- * The LATERAL SNAPSHOT join: joins every row of an append-only probe input (input 1) once, at
- * once, with the build rows (input 2) that are current at that moment, and never revises a result.
+ * The LATERAL SNAPSHOT join: joins every row of an append-only probe input (input 1) once, at once,
+ * with the build rows (input 2) that are current at that moment, and never revises a result.
  *
  * <p>The operator runs in two phases:
  *
@@ -73,33 +73,32 @@ import static org.apache.flink.util.Preconditions.checkNotNull;
  *       output is insert-only.
  * </ul>
  *
- * <p><b>Build changes</b> are held in keyed state until the build watermark reaches their time
- * (the {@code on_time} column) and are then applied in time order; changes with equal times keep
- * their arrival order. Everything one watermark releases is applied before the next probe row, so
- * a probe row sees an update either not at all or whole. An update pair (a -U followed by its +U
- * on the same join key) is applied as one change at the time of its +U: the -U carries the old
- * row's time, and applying it alone would leave the key without a row until the +U's time. A -U
- * whose +U does not come (an update that changes the join key sends it elsewhere) is applied alone
- * when the next change of its key arrives, or when the watermark has reached its own time and
- * gone past the latest build time seen when it arrived. A change that arrives when the watermark
- * has already passed its time is applied at once (every pending change has a later time); such an
- * insert or update is late and counted in {@link
- * #NUM_LATE_BUILD_SIDE_RECORDS} (a retraction is not: it carries the time of the row it
- * retracts). A change without a time (the key-only delete of an upsert source, say) is ordered
- * after every change that arrived before it.
+ * <p><b>Build changes</b> are held in keyed state until the build watermark reaches their time (the
+ * {@code on_time} column) and are then applied in time order; changes with equal times keep their
+ * arrival order. Everything one watermark releases is applied before the next probe row, so a probe
+ * row sees an update either not at all or whole. An update pair (a -U followed by its +U on the
+ * same join key) is applied as one change at the time of its +U: the -U carries the old row's time,
+ * and applying it alone would leave the key without a row until the +U's time. A -U whose +U does
+ * not come (an update that changes the join key sends it elsewhere) is applied alone when the next
+ * change of its key arrives, or when the watermark has reached its own time and gone past the
+ * latest build time seen when it arrived. A change that arrives when the watermark has already
+ * passed its time is applied at once (every pending change has a later time); such an insert or
+ * update is late and counted in {@link #NUM_LATE_BUILD_SIDE_RECORDS} (a retraction is not: it
+ * carries the time of the row it retracts). A change without a time (the key-only delete of an
+ * upsert source, say) is ordered after every change that arrived before it.
  *
  * <p><b>Watermarks.</b> The output watermark is the probe watermark, forwarded only in the join
  * phase. The build watermark drives the application of build changes and the flip and is never
  * forwarded; neither is the build side's watermark status.
  *
- * <p><b>State.</b> Keyed by the equality keys (one empty key without equality predicate): the
- * build rows ({@link BuildSideLayout}), the pending build changes, held -U rows ({@link
- * HeldUpdateBefores}), the buffered probe rows ({@link ProbeBuffer}), and with a state TTL the
- * time of the last probe access ({@link StateTtlClock}). The phase is union operator state: after
- * a restore a subtask is in the join phase when any subtask was, and then joins the probe rows it
+ * <p><b>State.</b> Keyed by the equality keys (one empty key without equality predicate): the build
+ * rows ({@link BuildSideLayout}), the pending build changes, held -U rows ({@link
+ * HeldUpdateBefores}), the buffered probe rows ({@link ProbeBuffer}), and with a state TTL the time
+ * of the last probe access ({@link StateTtlClock}). The phase is union operator state: after a
+ * restore a subtask is in the join phase when any subtask was, and then joins the probe rows it
  * restored from a subtask that was still loading, once it has applied the build changes up to the
- * highest build watermark of the snapshot. State TTL evicts, in the join phase only, all build
- * rows of a key that no probe row has accessed for the TTL.
+ * highest build watermark of the snapshot. State TTL evicts, in the join phase only, all build rows
+ * of a key that no probe row has accessed for the TTL.
  */
 public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
         implements TwoInputStreamOperator<RowData, RowData, RowData> {
@@ -177,8 +176,10 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
     private transient UnionPhaseState phaseState;
     private transient UnionLongState maxBuildTimeState;
     private transient UnionLongState buildWatermarkState;
+
     /** The highest build watermark any subtask had reached when the restored snapshot was taken. */
     private transient long restoredBuildWatermark;
+
     private transient boolean restored;
     private transient boolean joinPhase;
     private transient boolean restoredFromLoadingSubtask;
@@ -224,7 +225,8 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
      * @param buildSideLayout how build rows are kept, see {@link BuildSideLayout}
      * @param buildTimeIndex position of the {@code on_time} column in the build rows
      * @param buildTimePrecision precision of the {@code on_time} column (at most 3)
-     * @param loadCompletedTime epoch millis; the load phase ends when the build watermark reaches it
+     * @param loadCompletedTime epoch millis; the load phase ends when the build watermark reaches
+     *     it
      * @param loadCompletedIdleTimeout millis; the load phase also ends when the build watermark has
      *     not advanced for this long; 0 for none
      * @param stateTtl millis; build keys no probe row accessed for this long are evicted in the
@@ -459,9 +461,7 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
         long due = lastBuildWatermarkAdvance + loadCompletedIdleTimeout;
         if (now >= due) {
             flipToJoinPhase(
-                    "the build watermark did not advance for "
-                            + loadCompletedIdleTimeout
-                            + " ms");
+                    "the build watermark did not advance for " + loadCompletedIdleTimeout + " ms");
         } else {
             scheduleIdleCheck(due);
         }
@@ -552,8 +552,7 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
     }
 
     @Override
-    protected void processWatermarkStatus(WatermarkStatus status, int inputIndex)
-            throws Exception {
+    protected void processWatermarkStatus(WatermarkStatus status, int inputIndex) throws Exception {
         // The output follows the probe side only; the build side's status does not reach it.
         if (inputIndex == 0 && probeIdle != status.isIdle()) {
             probeIdle = status.isIdle();
@@ -682,10 +681,10 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
      * Holds a -U until the next change of its key: its +U, which it is applied with, or anything
      * else, which lets it go alone. Should nothing come, a watermark lets it go alone once it has
      * passed both the -U's own time and the latest build time seen so far: a watermark goes past
-     * the latest time only after a later row, so the +U that follows its -U arrives first. The
-     * -U's own time alone would not do: it is the old row's, and right after a restore a watermark
-     * that reaches it can come between the -U and its +U. Nor would reaching the latest time: a
-     * periodic watermark that equals it can come between them too.
+     * the latest time only after a later row, so the +U that follows its -U arrives first. The -U's
+     * own time alone would not do: it is the old row's, and right after a restore a watermark that
+     * reaches it can come between the -U and its +U. Nor would reaching the latest time: a periodic
+     * watermark that equals it can come between them too.
      */
     private void holdUpdateBefore(long time, RowData updateBefore) throws Exception {
         long releaseAt =
@@ -709,9 +708,9 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
     }
 
     /**
-     * Build changes wait for the build watermark, and the load phase ends by it: a build input
-     * that sends rows but no watermark (at parallelism above one, a source subtask without splits
-     * holds it back) leaves the join loading for good. Nothing else shows why, hence the warning.
+     * Build changes wait for the build watermark, and the load phase ends by it: a build input that
+     * sends rows but no watermark (at parallelism above one, a source subtask without splits holds
+     * it back) leaves the join loading for good. Nothing else shows why, hence the warning.
      */
     private void warnIfBuildWatermarkIsMissing() {
         if (buildWatermark == Long.MIN_VALUE) {

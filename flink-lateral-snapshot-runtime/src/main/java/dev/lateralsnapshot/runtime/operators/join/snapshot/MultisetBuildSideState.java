@@ -27,9 +27,9 @@ import java.util.Iterator;
 import java.util.Map;
 
 /**
- * Build rows as a multiset: row to number of occurrences. An insert or a retraction touches one
- * map entry, whatever the number of rows under the key, so a key with many rows (or the single key
- * of a join without equality predicate) never costs more than one entry per change.
+ * Build rows as a multiset: row to number of occurrences. An insert or a retraction touches one map
+ * entry, whatever the number of rows under the key, so a key with many rows (or the single key of a
+ * join without equality predicate) never costs more than one entry per change.
  */
 final class MultisetBuildSideState extends BuildSideState {
 
@@ -44,9 +44,9 @@ final class MultisetBuildSideState extends BuildSideState {
     }
 
     /**
-     * Rows are compared as binary rows: a heap state backend matches map keys with {@code
-     * equals}, which holds between two binary rows but not between a binary row restored from a
-     * snapshot and an equal row of another class. Rows from the network are binary already.
+     * Rows are compared as binary rows: a heap state backend matches map keys with {@code equals},
+     * which holds between two binary rows but not between a binary row restored from a snapshot and
+     * an equal row of another class. Rows from the network are binary already.
      */
     private RowData binary(RowData row) {
         return row instanceof BinaryRowData ? row : serializer.toBinaryRow(row).copy();

@@ -23,9 +23,9 @@ import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 
 /**
- * The probe rows buffered in the load phase, in keyed state; the operator sets the key before
- * every call. A key's rows are kept by a sequence number, not in a list: the flip then streams
- * them from the state backend instead of reading a hot key's whole buffer into memory.
+ * The probe rows buffered in the load phase, in keyed state; the operator sets the key before every
+ * call. A key's rows are kept by a sequence number, not in a list: the flip then streams them from
+ * the state backend instead of reading a hot key's whole buffer into memory.
  */
 final class ProbeBuffer {
 
@@ -33,6 +33,7 @@ final class ProbeBuffer {
     static final String SEQUENCE_STATE = "probe-buffer-sequence";
 
     private final UnionLongState sequenceState;
+
     /** The next sequence number; unique in the subtask and, after a restore, above all restored. */
     private long sequence;
 

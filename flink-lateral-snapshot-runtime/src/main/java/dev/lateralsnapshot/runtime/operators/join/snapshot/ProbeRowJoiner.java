@@ -26,10 +26,10 @@ import org.apache.flink.table.runtime.generated.JoinCondition;
 import javax.annotation.Nullable;
 
 /**
- * Joins a probe row with the build rows of its key and emits one joined row per matching build
- * row and occurrence, or, in a LEFT join without a match, the probe row padded with nulls. It
- * registers and keeps the metrics of the matches. One instance serves every probe row, and the
- * joined row is reused, so probing allocates nothing.
+ * Joins a probe row with the build rows of its key and emits one joined row per matching build row
+ * and occurrence, or, in a LEFT join without a match, the probe row padded with nulls. It registers
+ * and keeps the metrics of the matches. One instance serves every probe row, and the joined row is
+ * reused, so probing allocates nothing.
  */
 final class ProbeRowJoiner implements BuildSideState.RowVisitor {
 
@@ -70,8 +70,8 @@ final class ProbeRowJoiner implements BuildSideState.RowVisitor {
 
     /**
      * Joins a probe row of the current key with the key's build rows, or with none when it can
-     * match none (a NULL in a key compared with {@code =}). Returns whether the key has build
-     * rows, matching or not.
+     * match none (a NULL in a key compared with {@code =}). Returns whether the key has build rows,
+     * matching or not.
      */
     boolean join(RowData probeRow, boolean canMatch) throws Exception {
         this.probeRow = probeRow;

@@ -21,10 +21,10 @@ import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 
 /**
- * At most one build row per join key: the equality keys contain a unique key of the build input.
- * A probe row costs one state read. Inserts and updates replace the row; a retraction removes it
- * without comparing, because under a unique key it can only refer to the current row, and an
- * upsert delete may carry nothing but the key.
+ * At most one build row per join key: the equality keys contain a unique key of the build input. A
+ * probe row costs one state read. Inserts and updates replace the row; a retraction removes it
+ * without comparing, because under a unique key it can only refer to the current row, and an upsert
+ * delete may carry nothing but the key.
  */
 final class SingleRowBuildSideState extends BuildSideState {
 

@@ -24,8 +24,8 @@ import org.apache.flink.streaming.api.operators.InternalTimerService;
 import org.apache.flink.streaming.runtime.tasks.ProcessingTimeService;
 
 /**
- * The clock of the state TTL and, per build key, the last probe access on it. The operator sets
- * the key before every call and evicts the key's build rows when {@link #expire} says so.
+ * The clock of the state TTL and, per build key, the last probe access on it. The operator sets the
+ * key before every call and evicts the key's build rows when {@link #expire} says so.
  *
  * <p>The clock is processing time without the time the job was not running: it resumes at the
  * reading the restored snapshot took, so that a stop longer than the TTL, with no probe row to
@@ -39,6 +39,7 @@ final class StateTtlClock {
     private final long ttl;
     private final ProcessingTimeService processingTime;
     private final UnionLongState readings;
+
     /** Processing time minus TTL time: the time the job did not run since its first start. */
     private final long offset;
 
@@ -87,8 +88,8 @@ final class StateTtlClock {
     }
 
     /**
-     * Whether the current key expired, called when its timer fires. An expired key's clock stops;
-     * a key accessed since gets a timer for its new expiry instead.
+     * Whether the current key expired, called when its timer fires. An expired key's clock stops; a
+     * key accessed since gets a timer for its new expiry instead.
      */
     boolean expire() throws Exception {
         Long lastAccess = lastProbeAccess.value();

@@ -22,8 +22,8 @@ import org.apache.flink.api.common.typeutils.base.LongSerializer;
 import java.util.Collections;
 
 /**
- * Operator state of one long per subtask, kept as union state: after a restore, at any
- * parallelism, every subtask sees the values of all subtasks and continues from their maximum.
+ * Operator state of one long per subtask, kept as union state: after a restore, at any parallelism,
+ * every subtask sees the values of all subtasks and continues from their maximum.
  */
 final class UnionLongState {
 

@@ -35,9 +35,9 @@ import java.util.stream.Collectors;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The held -U rows on their own, in the keyed state of an operator that does nothing else, on
- * every state backend. The join's use of them is in {@link LateralSnapshotJoinBuildSideTest}; here
- * the fast path for rows of one key and one time is checked against the state it stands for.
+ * The held -U rows on their own, in the keyed state of an operator that does nothing else, on every
+ * state backend. The join's use of them is in {@link LateralSnapshotJoinBuildSideTest}; here the
+ * fast path for rows of one key and one time is checked against the state it stands for.
  */
 class HeldUpdateBeforesTest extends LateralSnapshotJoinTestBase {
 

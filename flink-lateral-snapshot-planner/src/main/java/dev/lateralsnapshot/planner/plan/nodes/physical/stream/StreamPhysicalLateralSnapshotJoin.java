@@ -46,13 +46,13 @@ import static org.apache.flink.table.planner.utils.ShortcutUtils.unwrapTableConf
  * The LATERAL SNAPSHOT join as a stream physical node; EXPLAIN prints it as {@code
  * LateralSnapshotJoin(joinType=[...], where=[...], select=[...], on_time=[...], ...)}.
  *
- * <p>Why it is a {@link TemporalJoinDisguise}: the optimizer programs after physical planning
- * visit the plan with pattern matches over Flink's own node classes and reject any other class. As
- * a temporal join subclass the node passes them, and the non-determinism check treats it as the
- * join it is (it needs the build rows deterministic unless an upsert key covers the join key). Only
- * the changelog mode inference would treat it wrongly (it would strip the UPDATE_BEFORE messages
- * the operator needs to retract build rows), so during that inference the node is presented as a
- * {@link ChangelogInferenceNode}.
+ * <p>Why it is a {@link TemporalJoinDisguise}: the optimizer programs after physical planning visit
+ * the plan with pattern matches over Flink's own node classes and reject any other class. As a
+ * temporal join subclass the node passes them, and the non-determinism check treats it as the join
+ * it is (it needs the build rows deterministic unless an upsert key covers the join key). Only the
+ * changelog mode inference would treat it wrongly (it would strip the UPDATE_BEFORE messages the
+ * operator needs to retract build rows), so during that inference the node is presented as a {@link
+ * ChangelogInferenceNode}.
  *
  * <p>The node decides how the operator keeps the build side ({@link BuildSideLayout}) from the
  * changelog mode and the upsert keys its build input ends up with.

@@ -12,7 +12,6 @@
  * limitations under the License.
  */
 
-
 package dev.lateralsnapshot.planner.plan.nodes.physical.stream;
 
 import dev.lateralsnapshot.planner.SnapshotTestEnvironments;
