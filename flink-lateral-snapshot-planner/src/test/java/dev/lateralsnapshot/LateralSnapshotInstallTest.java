@@ -15,8 +15,9 @@
 package dev.lateralsnapshot;
 
 import dev.lateralsnapshot.planner.SnapshotTestEnvironments;
+import dev.lateralsnapshot.testutils.connectors.Directories;
+import dev.lateralsnapshot.testutils.environments.TableEnvironments;
 
-import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.config.OptimizerConfigOptions;
 import org.apache.flink.table.catalog.Catalog;
@@ -34,6 +35,9 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.function.Function;
 
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.BATCH_ORDERS_COLUMNS;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.BATCH_RATES_COLUMNS;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.createTable;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -104,7 +108,7 @@ class LateralSnapshotInstallTest {
 
     @Test
     void installIsIdempotent() {
-        TableEnvironment env = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
+        TableEnvironment env = TableEnvironments.streaming();
         assertThat(LateralSnapshot.isInstalled(env.getConfig())).isFalse();
         LateralSnapshot.install(env);
         CalciteConfig installed = TableConfigUtils.getCalciteConfig(env.getConfig());
@@ -116,7 +120,7 @@ class LateralSnapshotInstallTest {
 
     @Test
     void installKeepsOtherPlannerSettings() {
-        TableEnvironment env = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
+        TableEnvironment env = TableEnvironments.streaming();
         env.getConfig()
                 .setPlannerConfig(
                         CalciteConfig.createBuilder()
@@ -130,14 +134,14 @@ class LateralSnapshotInstallTest {
 
     @Test
     void streamingPlansWithoutSnapshotAreUnchanged() {
-        TableEnvironment env = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
+        TableEnvironment env = TableEnvironments.streaming();
         createStreamTables(env);
         assertPlansUnchanged(env, STREAMING_QUERIES);
     }
 
     @Test
     void batchPlansWithoutSnapshotAreUnchanged() {
-        TableEnvironment env = TableEnvironment.create(EnvironmentSettings.inBatchMode());
+        TableEnvironment env = TableEnvironments.batch();
         createBatchTables(env);
         assertPlansUnchanged(env, BATCH_QUERIES);
     }
@@ -149,8 +153,7 @@ class LateralSnapshotInstallTest {
                         + " JOIN small AS s ON m.k = s.k";
         Function<Boolean, TableEnvironment> environment =
                 install -> {
-                    TableEnvironment env =
-                            TableEnvironment.create(EnvironmentSettings.inBatchMode());
+                    TableEnvironment env = TableEnvironments.batch();
                     if (install) {
                         LateralSnapshot.install(env);
                     }
@@ -194,24 +197,19 @@ class LateralSnapshotInstallTest {
         SnapshotTestEnvironments.createTables(env, directory);
         env.createTemporarySystemFunction("split", Split.class);
         env.executeSql(
-                "CREATE TABLE clicks (click_id BIGINT, currency STRING, proc AS PROCTIME())"
-                        + " WITH ('connector' = 'datagen')");
+                createTable(
+                        "clicks",
+                        "click_id BIGINT, currency STRING, proc AS PROCTIME()",
+                        "'connector' = 'datagen'"));
         env.executeSql(
-                "CREATE TABLE dim (currency STRING, rate DOUBLE) WITH ('connector' = 'values')");
+                createTable("dim", "currency STRING, rate DOUBLE", "'connector' = 'values'"));
     }
 
     private void createBatchTables(TableEnvironment env) {
         env.createTemporarySystemFunction("split", Split.class);
-        env.executeSql(
-                "CREATE TABLE orders_b (order_id BIGINT, currency STRING) WITH ("
-                        + "'connector' = 'filesystem', 'path' = '"
-                        + directory.toUri()
-                        + "', 'format' = 'csv')");
-        env.executeSql(
-                "CREATE TABLE rates_b (currency STRING, rate DOUBLE) WITH ("
-                        + "'connector' = 'filesystem', 'path' = '"
-                        + directory.toUri()
-                        + "', 'format' = 'csv')");
+        String csv = Directories.filesystem(directory, "csv");
+        env.executeSql(createTable("orders_b", BATCH_ORDERS_COLUMNS, csv));
+        env.executeSql(createTable("rates_b", BATCH_RATES_COLUMNS, csv));
     }
 
     private static void createStatisticsTables(TableEnvironment env) {
@@ -220,10 +218,10 @@ class LateralSnapshotInstallTest {
         long rows = 10;
         for (String table : List.of("small", "medium", "big")) {
             env.executeSql(
-                    "CREATE TABLE "
-                            + table
-                            + " (k BIGINT, v STRING) WITH ('connector' = 'values',"
-                            + " 'bounded' = 'true')");
+                    createTable(
+                            table,
+                            "k BIGINT, v STRING",
+                            "'connector' = 'values', 'bounded' = 'true'"));
             try {
                 catalog.alterTableStatistics(
                         new ObjectPath(database, table),

@@ -16,8 +16,10 @@ package dev.lateralsnapshot;
 
 import dev.lateralsnapshot.planner.SnapshotTestEnvironments;
 import dev.lateralsnapshot.planner.module.LateralSnapshotModule;
+import dev.lateralsnapshot.testutils.connectors.Directories;
+import dev.lateralsnapshot.testutils.environments.TableEnvironmentExtension;
+import dev.lateralsnapshot.testutils.environments.TableEnvironments;
 
-import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.Table;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.ValidationException;
@@ -29,6 +31,7 @@ import org.apache.flink.table.planner.delegation.PlannerBase;
 
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -41,6 +44,8 @@ import java.util.function.BiFunction;
 
 import static dev.lateralsnapshot.planner.SnapshotTestEnvironments.physicalPlan;
 import static dev.lateralsnapshot.planner.SnapshotTestEnvironments.planLines;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.BATCH_ORDERS_COLUMNS;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.createTable;
 import static org.apache.flink.table.api.Expressions.$;
 import static org.apache.flink.table.api.Expressions.call;
 import static org.apache.flink.table.api.Expressions.descriptor;
@@ -68,16 +73,17 @@ class LateralSnapshotTableApiTest {
     private static final String SQL_MORE_ARGUMENTS =
             ", load_completed_idle_timeout => INTERVAL '10' SECOND, state_ttl => INTERVAL '1' HOUR";
 
-    @TempDir Path directory;
+    @RegisterExtension
+    static final TableEnvironmentExtension ENVIRONMENT =
+            SnapshotTestEnvironments.streamingPerTest();
 
     private TableEnvironment env;
     private Table orders;
     private Table rates;
 
     @BeforeEach
-    void createEnvironment() {
-        env = SnapshotTestEnvironments.streaming(directory);
-        createRates(env);
+    void readTables(TableEnvironment env) {
+        this.env = env;
         orders = env.from("orders");
         rates = env.from("rates_r");
     }
@@ -194,19 +200,12 @@ class LateralSnapshotTableApiTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"JOIN", "LEFT JOIN"})
-    void batchModePlansLikeSql(String join) {
-        TableEnvironment batch = TableEnvironment.create(EnvironmentSettings.inBatchMode());
+    void batchModePlansLikeSql(String join, @TempDir Path directory) {
+        TableEnvironment batch = TableEnvironments.batch();
         LateralSnapshot.install(batch);
-        batch.executeSql(
-                "CREATE TABLE orders_b (order_id BIGINT, currency STRING) WITH ("
-                        + "'connector' = 'filesystem', 'path' = '"
-                        + directory.toUri()
-                        + "', 'format' = 'csv')");
-        batch.executeSql(
-                "CREATE TABLE rates_b (r_currency STRING, r_rate DOUBLE) WITH ("
-                        + "'connector' = 'filesystem', 'path' = '"
-                        + directory.toUri()
-                        + "', 'format' = 'csv')");
+        String csv = Directories.filesystem(directory, "csv");
+        batch.executeSql(createTable("orders_b", BATCH_ORDERS_COLUMNS, csv));
+        batch.executeSql(createTable("rates_b", "r_currency STRING, r_rate DOUBLE", csv));
         Table ordersB = batch.from("orders_b");
         Table ratesB = batch.from("rates_b");
         String sql =
@@ -291,13 +290,12 @@ class LateralSnapshotTableApiTest {
     }
 
     @Test
-    void onTimeWithoutWatermarkOrNotGiven() {
+    void onTimeWithoutWatermarkOrNotGiven(@TempDir Path directory) {
         env.executeSql(
-                "CREATE TABLE rates_nowm_r (r_currency STRING, r_rate DOUBLE,"
-                        + " update_time TIMESTAMP(3)) WITH ('connector' = 'filesystem',"
-                        + " 'path' = '"
-                        + directory.toUri()
-                        + "', 'format' = 'debezium-json')");
+                createTable(
+                        "rates_nowm_r",
+                        "r_currency STRING, r_rate DOUBLE, update_time TIMESTAMP(3)",
+                        Directories.filesystem(directory, "debezium-json")));
         Table withoutWatermark =
                 LateralSnapshot.snapshot(env.from("rates_nowm_r")).onTime("update_time").toTable();
         Table withoutOnTime = LateralSnapshot.snapshot(rates).toTable();
@@ -388,8 +386,8 @@ class LateralSnapshotTableApiTest {
     }
 
     @Test
-    void installInTheConfigurationOnlyIsEnoughForTheBuilder() {
-        TableEnvironment configured = environmentWithoutInstall();
+    void installInTheConfigurationOnlyIsEnoughForTheBuilder(@TempDir Path directory) {
+        TableEnvironment configured = environmentWithoutInstall(directory);
         LateralSnapshot.install(configured.getConfig());
         Table snapshot =
                 LateralSnapshot.snapshot(configured.from("rates_r"))
@@ -417,8 +415,8 @@ class LateralSnapshotTableApiTest {
     }
 
     @Test
-    void installFromAPlannerFactoryFindsSnapshotByName() {
-        TableEnvironment created = environmentWithoutInstall();
+    void installFromAPlannerFactoryFindsSnapshotByName(@TempDir Path directory) {
+        TableEnvironment created = environmentWithoutInstall(directory);
         // What a planner factory is given for each environment it creates a planner for.
         FlinkContext parts =
                 ((PlannerBase) ((TableEnvironmentImpl) created).getPlanner()).getFlinkContext();
@@ -474,11 +472,9 @@ class LateralSnapshotTableApiTest {
     // ---- helpers ----
 
     /** A streaming environment with the tables of these tests, without the join installed. */
-    private TableEnvironment environmentWithoutInstall() {
-        TableEnvironment plain = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
-        plain.getConfig().set("table.local-time-zone", "UTC");
+    private static TableEnvironment environmentWithoutInstall(Path directory) {
+        TableEnvironment plain = TableEnvironments.streaming();
         SnapshotTestEnvironments.createTables(plain, directory);
-        createRates(plain);
         return plain;
     }
 
@@ -489,16 +485,6 @@ class LateralSnapshotTableApiTest {
                 rates.asArgument("input"),
                 descriptor("update_time").asArgument("on_time"),
                 lit(LOAD_COMPLETED).asArgument("load_completed_time"));
-    }
-
-    /** The rates of the Table API example: column names that differ from those of orders. */
-    private void createRates(TableEnvironment env) {
-        env.executeSql(
-                "CREATE TABLE rates_r (r_currency STRING, r_rate DOUBLE, update_time TIMESTAMP(3),"
-                        + " WATERMARK FOR update_time AS update_time) WITH ("
-                        + "'connector' = 'filesystem', 'path' = '"
-                        + directory.toUri()
-                        + "', 'format' = 'debezium-json')");
     }
 
     private static BiFunction<Table, Table, Table> join(String join) {

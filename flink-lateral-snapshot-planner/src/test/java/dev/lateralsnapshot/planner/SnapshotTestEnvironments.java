@@ -16,8 +16,10 @@ package dev.lateralsnapshot.planner;
 
 import dev.lateralsnapshot.LateralSnapshot;
 import dev.lateralsnapshot.planner.plan.nodes.exec.stream.StreamExecLateralSnapshotJoin;
+import dev.lateralsnapshot.testutils.connectors.Directories;
+import dev.lateralsnapshot.testutils.environments.TableEnvironmentExtension;
+import dev.lateralsnapshot.testutils.environments.TableEnvironments;
 
-import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.ExplainDetail;
 import org.apache.flink.table.api.Table;
 import org.apache.flink.table.api.TableEnvironment;
@@ -37,6 +39,16 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.BATCH_ORDERS_COLUMNS;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.BATCH_RATES_COLUMNS;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.ENRICHED_COLUMNS;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.ONE_ORDER_PER_SECOND;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.ORDERS_COLUMNS;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.PROBE_AGG_QUERY;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.RATES_COLUMNS;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.RATES_COLUMNS_WITHOUT_WATERMARK;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.RATES_RAND_QUERY;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.createTable;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -54,12 +66,19 @@ public final class SnapshotTestEnvironments {
                     + " on_time => DESCRIPTOR(update_time)) AS r"
                     + " ON o.currency = r.currency";
 
+    /**
+     * The columns of {@code rates_r}, {@code rates} for the Table API, which joins tables whose
+     * columns have names other than those of {@code orders}.
+     */
+    public static final String TABLE_API_RATES_COLUMNS =
+            "r_currency STRING, r_rate DOUBLE, update_time TIMESTAMP(3),"
+                    + " WATERMARK FOR update_time AS update_time";
+
     private SnapshotTestEnvironments() {}
 
     /** A streaming environment in UTC with the example tables, installed. */
     public static TableEnvironment streaming(Path buildDirectory) {
-        TableEnvironment env = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
-        env.getConfig().set("table.local-time-zone", "UTC");
+        TableEnvironment env = TableEnvironments.streaming();
         LateralSnapshot.install(env);
         createTables(env, buildDirectory);
         return env;
@@ -67,61 +86,58 @@ public final class SnapshotTestEnvironments {
 
     /** A batch environment in UTC with the tables of the batch example, installed. */
     public static TableEnvironment batch(Path ordersDirectory, Path ratesDirectory) {
-        TableEnvironment env = TableEnvironment.create(EnvironmentSettings.inBatchMode());
-        env.getConfig().set("table.local-time-zone", "UTC");
+        TableEnvironment env = TableEnvironments.batch();
         LateralSnapshot.install(env);
         env.executeSql(
-                "CREATE TABLE orders_b (order_id BIGINT, currency STRING) WITH ("
-                        + "'connector' = 'filesystem', 'path' = '"
-                        + ordersDirectory.toUri()
-                        + "', 'format' = 'csv')");
+                createTable(
+                        "orders_b",
+                        BATCH_ORDERS_COLUMNS,
+                        Directories.filesystem(ordersDirectory, "csv")));
         env.executeSql(
-                "CREATE TABLE rates_b (currency STRING, rate DOUBLE) WITH ("
-                        + "'connector' = 'filesystem', 'path' = '"
-                        + ratesDirectory.toUri()
-                        + "', 'format' = 'csv')");
+                createTable(
+                        "rates_b",
+                        BATCH_RATES_COLUMNS,
+                        Directories.filesystem(ratesDirectory, "csv")));
         return env;
     }
 
-    /** The tables and views of sections 0 and 4, and a primary-key variant of {@code rates}. */
+    /** A fresh environment of {@link #streaming} for each test that takes one as a parameter. */
+    public static TableEnvironmentExtension streamingPerTest() {
+        return new TableEnvironmentExtension(SnapshotTestEnvironments::streaming);
+    }
+
+    /**
+     * A fresh environment of {@link #batch} for each test that takes one as a parameter, both
+     * tables in one directory.
+     */
+    public static TableEnvironmentExtension batchPerTest() {
+        return new TableEnvironmentExtension(directory -> batch(directory, directory));
+    }
+
+    /**
+     * The tables and views of sections 0 and 4, a primary-key variant of {@code rates}, and {@code
+     * rates_r}.
+     */
     public static void createTables(TableEnvironment env, Path buildDirectory) {
-        String build = buildDirectory.toUri().toString();
+        String build =
+                Directories.filesystem(buildDirectory, "debezium-json")
+                        + ", 'source.monitor-interval' = '2s'";
+        env.executeSql(createTable("rates", RATES_COLUMNS, build));
         env.executeSql(
-                "CREATE TABLE rates (currency STRING, rate DOUBLE, update_time TIMESTAMP(3),"
-                        + " WATERMARK FOR update_time AS update_time) WITH ("
-                        + "'connector' = 'filesystem', 'path' = '"
-                        + build
-                        + "', 'format' = 'debezium-json', 'source.monitor-interval' = '2s')");
+                createTable(
+                        "rates_pk",
+                        RATES_COLUMNS + ", PRIMARY KEY (currency) NOT ENFORCED",
+                        build));
+        env.executeSql(createTable("rates_nowm", RATES_COLUMNS_WITHOUT_WATERMARK, build));
+        env.executeSql(createTable("orders", ORDERS_COLUMNS, ONE_ORDER_PER_SECOND));
+        env.executeSql(createTable("out_print", ENRICHED_COLUMNS, "'connector' = 'blackhole'"));
+        env.executeSql("CREATE VIEW rates_rand AS " + RATES_RAND_QUERY);
+        env.executeSql("CREATE VIEW probe_agg AS " + PROBE_AGG_QUERY);
         env.executeSql(
-                "CREATE TABLE rates_pk (currency STRING, rate DOUBLE, update_time TIMESTAMP(3),"
-                        + " WATERMARK FOR update_time AS update_time,"
-                        + " PRIMARY KEY (currency) NOT ENFORCED) WITH ("
-                        + "'connector' = 'filesystem', 'path' = '"
-                        + build
-                        + "', 'format' = 'debezium-json', 'source.monitor-interval' = '2s')");
-        env.executeSql(
-                "CREATE TABLE rates_nowm (currency STRING, rate DOUBLE, update_time TIMESTAMP(3))"
-                        + " WITH ('connector' = 'filesystem', 'path' = '"
-                        + build
-                        + "', 'format' = 'debezium-json', 'source.monitor-interval' = '2s')");
-        env.executeSql(
-                "CREATE TABLE orders (order_id BIGINT,"
-                        + " currency AS CASE order_id % 3 WHEN 0 THEN 'A' WHEN 1 THEN 'B'"
-                        + " ELSE 'C' END,"
-                        + " ts AS LOCALTIMESTAMP,"
-                        + " WATERMARK FOR ts AS ts - INTERVAL '1' SECOND"
-                        + ") WITH ('connector' = 'datagen', 'rows-per-second' = '1',"
-                        + " 'fields.order_id.kind' = 'sequence', 'fields.order_id.start' = '1',"
-                        + " 'fields.order_id.end' = '100000')");
-        env.executeSql(
-                "CREATE TABLE out_print (order_id BIGINT, currency STRING, rate DOUBLE)"
-                        + " WITH ('connector' = 'blackhole')");
-        env.executeSql(
-                "CREATE VIEW rates_rand AS"
-                        + " SELECT currency, rate, RAND() AS r, update_time FROM rates");
-        env.executeSql(
-                "CREATE VIEW probe_agg AS SELECT currency, COUNT(*) AS c FROM orders"
-                        + " GROUP BY currency");
+                createTable(
+                        "rates_r",
+                        TABLE_API_RATES_COLUMNS,
+                        Directories.filesystem(buildDirectory, "debezium-json")));
     }
 
     /** The optimized physical plan of a query, without the abstract syntax tree. */

@@ -40,6 +40,9 @@ import java.util.Collections;
 import java.util.Enumeration;
 import java.util.List;
 
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.BATCH_ORDERS_COLUMNS;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.BATCH_RATES_COLUMNS;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.createTable;
 import static org.apache.flink.table.api.Expressions.$;
 import static org.apache.flink.table.api.Expressions.descriptor;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -107,12 +110,9 @@ class LateralSnapshotPlannerFactoryTest {
         TableEnvironment env = createWithTheWrapper(EnvironmentSettings.inBatchMode());
 
         assertThat(LateralSnapshot.isInstalled(env.getConfig())).isTrue();
-        env.executeSql(
-                "CREATE TABLE orders_b (order_id BIGINT, currency STRING)"
-                        + " WITH ('connector' = 'datagen', 'number-of-rows' = '3')");
-        env.executeSql(
-                "CREATE TABLE rates_b (currency STRING, rate DOUBLE)"
-                        + " WITH ('connector' = 'datagen', 'number-of-rows' = '3')");
+        String threeRows = "'connector' = 'datagen', 'number-of-rows' = '3'";
+        env.executeSql(createTable("orders_b", BATCH_ORDERS_COLUMNS, threeRows));
+        env.executeSql(createTable("rates_b", BATCH_RATES_COLUMNS, threeRows));
         assertThat(
                         env.explainSql(
                                 "SELECT o.order_id, r.rate FROM orders_b AS o"

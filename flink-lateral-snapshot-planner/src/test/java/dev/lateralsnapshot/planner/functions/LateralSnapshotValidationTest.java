@@ -15,14 +15,15 @@
 package dev.lateralsnapshot.planner.functions;
 
 import dev.lateralsnapshot.planner.SnapshotTestEnvironments;
+import dev.lateralsnapshot.testutils.environments.TableEnvironmentExtension;
 
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.TableException;
 import org.apache.flink.table.api.ValidationException;
 
 import org.apache.commons.lang3.exception.ExceptionUtils;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -30,6 +31,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import java.nio.file.Path;
 
 import static dev.lateralsnapshot.planner.SnapshotTestEnvironments.SECTION_1_QUERY;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.createTable;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.catchThrowable;
@@ -46,20 +48,16 @@ class LateralSnapshotValidationTest {
     private static final String SNAPSHOT_RATES =
             "SNAPSHOT(input => TABLE rates, on_time => DESCRIPTOR(update_time))";
 
-    @TempDir Path buildDirectory;
-
-    private TableEnvironment env;
-
-    @BeforeEach
-    void createEnvironment() {
-        env = SnapshotTestEnvironments.streaming(buildDirectory);
-    }
+    @RegisterExtension
+    static final TableEnvironmentExtension ENVIRONMENT =
+            SnapshotTestEnvironments.streamingPerTest();
 
     // ---- the planning errors of the reference page ----
 
     @Test
-    void onTimeWithoutWatermark() {
+    void onTimeWithoutWatermark(TableEnvironment env) {
         assertRejected(
+                env,
                 fragment(
                         "JOIN LATERAL SNAPSHOT(input => TABLE rates_nowm,"
                                 + " on_time => DESCRIPTOR(update_time)) AS r"),
@@ -68,16 +66,18 @@ class LateralSnapshotValidationTest {
     }
 
     @Test
-    void missingOnTimeInStreaming() {
+    void missingOnTimeInStreaming(TableEnvironment env) {
         assertRejected(
+                env,
                 fragment("JOIN LATERAL SNAPSHOT(input => TABLE rates) AS r"),
                 "LATERAL SNAPSHOT requires the 'on_time' argument to identify the build-side"
                         + " rowtime attribute.");
     }
 
     @Test
-    void onTimeOfWrongType() {
+    void onTimeOfWrongType(TableEnvironment env) {
         assertRejected(
+                env,
                 fragment(
                         "JOIN LATERAL SNAPSHOT(input => TABLE rates, on_time => DESCRIPTOR(rate))"
                                 + " AS r"),
@@ -87,9 +87,10 @@ class LateralSnapshotValidationTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"JOIN", "LEFT JOIN"})
-    void updatingProbeSide(String join) {
+    void updatingProbeSide(String join, TableEnvironment env) {
         // The plan selects o.order_id, which probe_agg does not have; c is its other column.
         assertRejectedWithPrefix(
+                env,
                 "EXPLAIN SELECT o.currency, o.c FROM probe_agg AS o "
                         + join
                         + " LATERAL "
@@ -102,8 +103,9 @@ class LateralSnapshotValidationTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"RIGHT", "FULL"})
-    void rightAndFullJoin(String joinType) {
+    void rightAndFullJoin(String joinType, TableEnvironment env) {
         assertRejected(
+                env,
                 fragment(joinType + " JOIN LATERAL " + SNAPSHOT_RATES + " AS r"),
                 "LATERAL SNAPSHOT join only supports INNER JOIN and LEFT OUTER JOIN, but was "
                         + joinType
@@ -125,8 +127,9 @@ class LateralSnapshotValidationTest {
                 "SELECT " + SNAPSHOT_RATES + " FROM orders",
                 "SELECT order_id FROM orders WHERE " + SNAPSHOT_RATES + " IS NOT NULL"
             })
-    void snapshotOutsideTheBuildSideOfALateralJoin(String query) {
+    void snapshotOutsideTheBuildSideOfALateralJoin(String query, TableEnvironment env) {
         assertRejectedWithPrefix(
+                env,
                 query,
                 ValidationException.class,
                 "The SNAPSHOT function can only be used as the build side (right-hand side) of a"
@@ -135,8 +138,9 @@ class LateralSnapshotValidationTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"PARTITION BY currency", "ORDER BY update_time"})
-    void inputWithPartitionOrOrder(String clause) {
+    void inputWithPartitionOrOrder(String clause, TableEnvironment env) {
         assertRejected(
+                env,
                 fragment(
                         "JOIN LATERAL SNAPSHOT(input => TABLE rates "
                                 + clause
@@ -147,9 +151,10 @@ class LateralSnapshotValidationTest {
     }
 
     @Test
-    void nonDeterministicBuildColumnWithTryResolve() {
+    void nonDeterministicBuildColumnWithTryResolve(TableEnvironment env) {
         env.getConfig().set("table.optimizer.non-deterministic-update.strategy", "TRY_RESOLVE");
         assertRejectedWithPrefix(
+                env,
                 "EXPLAIN SELECT o.order_id, r.rate, r.r FROM orders AS o"
                         + " JOIN LATERAL SNAPSHOT(input => TABLE rates_rand,"
                         + " on_time => DESCRIPTOR(update_time)) AS r ON o.currency = r.currency",
@@ -159,7 +164,7 @@ class LateralSnapshotValidationTest {
     }
 
     @Test
-    void nonDeterministicBuildColumnIsAcceptedWhenIgnored() {
+    void nonDeterministicBuildColumnIsAcceptedWhenIgnored(TableEnvironment env) {
         assertThatCode(
                         () ->
                                 env.explainSql(
@@ -172,7 +177,7 @@ class LateralSnapshotValidationTest {
     }
 
     @Test
-    void nonDeterministicBuildColumnIsAcceptedWithTryResolveWhenNotSelected() {
+    void nonDeterministicBuildColumnIsAcceptedWithTryResolveWhenNotSelected(TableEnvironment env) {
         env.getConfig().set("table.optimizer.non-deterministic-update.strategy", "TRY_RESOLVE");
         assertThatCode(
                         () ->
@@ -186,7 +191,7 @@ class LateralSnapshotValidationTest {
     }
 
     @Test
-    void validQueriesOfTheSameSectionPass() {
+    void validQueriesOfTheSameSectionPass(TableEnvironment env) {
         env.getConfig().set("table.optimizer.non-deterministic-update.strategy", "TRY_RESOLVE");
         assertThatCode(() -> env.explainSql(SECTION_1_QUERY)).doesNotThrowAnyException();
     }
@@ -194,8 +199,9 @@ class LateralSnapshotValidationTest {
     // ---- argument mistakes ----
 
     @Test
-    void unknownArgumentName() {
+    void unknownArgumentName(TableEnvironment env) {
         assertRejected(
+                env,
                 fragment(
                         "JOIN LATERAL SNAPSHOT(input => TABLE rates,"
                                 + " on_time => DESCRIPTOR(update_time), ttl => INTERVAL '1' HOUR)"
@@ -205,8 +211,9 @@ class LateralSnapshotValidationTest {
     }
 
     @Test
-    void argumentNamesAreCaseSensitiveLikeColumnNames() {
+    void argumentNamesAreCaseSensitiveLikeColumnNames(TableEnvironment env) {
         assertRejected(
+                env,
                 fragment(
                         "JOIN LATERAL SNAPSHOT(INPUT => TABLE rates,"
                                 + " on_time => DESCRIPTOR(update_time)) AS r"),
@@ -215,8 +222,9 @@ class LateralSnapshotValidationTest {
     }
 
     @Test
-    void argumentGivenTwice() {
+    void argumentGivenTwice(TableEnvironment env) {
         assertRejected(
+                env,
                 fragment(
                         "JOIN LATERAL SNAPSHOT(input => TABLE rates,"
                                 + " on_time => DESCRIPTOR(update_time),"
@@ -225,16 +233,18 @@ class LateralSnapshotValidationTest {
     }
 
     @Test
-    void missingInput() {
+    void missingInput(TableEnvironment env) {
         assertRejected(
+                env,
                 fragment("JOIN LATERAL SNAPSHOT(on_time => DESCRIPTOR(update_time)) AS r"),
                 "SNAPSHOT requires the 'input' argument, the build-side table, for example"
                         + " 'input => TABLE rates'.");
     }
 
     @Test
-    void inputThatIsNotATable() {
+    void inputThatIsNotATable(TableEnvironment env) {
         assertRejected(
+                env,
                 fragment(
                         "JOIN LATERAL SNAPSHOT(input => rates, on_time => DESCRIPTOR(update_time))"
                                 + " AS r"),
@@ -243,8 +253,9 @@ class LateralSnapshotValidationTest {
     }
 
     @Test
-    void onTimeNamingAMissingColumn() {
+    void onTimeNamingAMissingColumn(TableEnvironment env) {
         assertRejected(
+                env,
                 fragment(
                         "JOIN LATERAL SNAPSHOT(input => TABLE rates,"
                                 + " on_time => DESCRIPTOR(updated)) AS r"),
@@ -254,8 +265,9 @@ class LateralSnapshotValidationTest {
     }
 
     @Test
-    void onTimeThatIsNotADescriptor() {
+    void onTimeThatIsNotADescriptor(TableEnvironment env) {
         assertRejected(
+                env,
                 fragment(
                         "JOIN LATERAL SNAPSHOT(input => TABLE rates, on_time => 'update_time')"
                                 + " AS r"),
@@ -264,11 +276,14 @@ class LateralSnapshotValidationTest {
     }
 
     @Test
-    void onTimeOfTooHighPrecision() {
+    void onTimeOfTooHighPrecision(TableEnvironment env) {
         env.executeSql(
-                "CREATE TABLE rates_micros (currency STRING, update_time TIMESTAMP(6))"
-                        + " WITH ('connector' = 'datagen')");
+                createTable(
+                        "rates_micros",
+                        "currency STRING, update_time TIMESTAMP(6)",
+                        "'connector' = 'datagen'"));
         assertRejected(
+                env,
                 fragment(
                         "JOIN LATERAL SNAPSHOT(input => TABLE rates_micros,"
                                 + " on_time => DESCRIPTOR(update_time)) AS r"),
@@ -278,8 +293,9 @@ class LateralSnapshotValidationTest {
     }
 
     @Test
-    void intervalOfWrongType() {
+    void intervalOfWrongType(TableEnvironment env) {
         assertRejected(
+                env,
                 fragment(
                         "JOIN LATERAL SNAPSHOT(input => TABLE rates,"
                                 + " on_time => DESCRIPTOR(update_time), state_ttl => 3600) AS r"),
@@ -288,8 +304,9 @@ class LateralSnapshotValidationTest {
     }
 
     @Test
-    void yearMonthInterval() {
+    void yearMonthInterval(TableEnvironment env) {
         assertRejected(
+                env,
                 fragment(
                         "JOIN LATERAL SNAPSHOT(input => TABLE rates,"
                                 + " on_time => DESCRIPTOR(update_time),"
@@ -300,8 +317,9 @@ class LateralSnapshotValidationTest {
     }
 
     @Test
-    void loadCompletedTimeOfWrongType() {
+    void loadCompletedTimeOfWrongType(TableEnvironment env) {
         assertRejected(
+                env,
                 fragment(
                         "JOIN LATERAL SNAPSHOT(input => TABLE rates,"
                                 + " on_time => DESCRIPTOR(update_time),"
@@ -312,8 +330,9 @@ class LateralSnapshotValidationTest {
     }
 
     @Test
-    void nonConstantInterval() {
+    void nonConstantInterval(TableEnvironment env) {
         assertRejected(
+                env,
                 fragment(
                         "JOIN LATERAL SNAPSHOT(input => TABLE rates,"
                                 + " on_time => DESCRIPTOR(update_time),"
@@ -323,8 +342,9 @@ class LateralSnapshotValidationTest {
     }
 
     @Test
-    void nonDeterministicInterval() {
+    void nonDeterministicInterval(TableEnvironment env) {
         assertRejected(
+                env,
                 fragment(
                         "JOIN LATERAL SNAPSHOT(input => TABLE rates,"
                                 + " on_time => DESCRIPTOR(update_time),"
@@ -336,8 +356,9 @@ class LateralSnapshotValidationTest {
     }
 
     @Test
-    void negativeInterval() {
+    void negativeInterval(TableEnvironment env) {
         assertRejected(
+                env,
                 fragment(
                         "JOIN LATERAL SNAPSHOT(input => TABLE rates,"
                                 + " on_time => DESCRIPTOR(update_time),"
@@ -346,8 +367,9 @@ class LateralSnapshotValidationTest {
     }
 
     @Test
-    void negativeComputedInterval() {
+    void negativeComputedInterval(TableEnvironment env) {
         assertRejected(
+                env,
                 fragment(
                         "JOIN LATERAL SNAPSHOT(input => TABLE rates,"
                                 + " on_time => DESCRIPTOR(update_time),"
@@ -358,8 +380,9 @@ class LateralSnapshotValidationTest {
     }
 
     @Test
-    void namedAndPositionalArgumentsMixed() {
+    void namedAndPositionalArgumentsMixed(TableEnvironment env) {
         assertRejected(
+                env,
                 fragment(
                         "JOIN LATERAL SNAPSHOT(TABLE rates, on_time => DESCRIPTOR(update_time))"
                                 + " AS r"),
@@ -368,8 +391,8 @@ class LateralSnapshotValidationTest {
     }
 
     @Test
-    void errorsOfTheBatchModeToo() {
-        TableEnvironment batch = SnapshotTestEnvironments.batch(buildDirectory, buildDirectory);
+    void errorsOfTheBatchModeToo(@TempDir Path directory) {
+        TableEnvironment batch = SnapshotTestEnvironments.batch(directory, directory);
         Throwable error =
                 catchThrowable(
                         () ->
@@ -394,7 +417,7 @@ class LateralSnapshotValidationTest {
                 + " ON o.currency = r.currency";
     }
 
-    private void assertRejected(String statement, String message) {
+    private static void assertRejected(TableEnvironment env, String statement, String message) {
         assertMessageInChain(
                 catchThrowable(() -> env.executeSql(statement)),
                 ValidationException.class,
@@ -402,8 +425,11 @@ class LateralSnapshotValidationTest {
                 false);
     }
 
-    private void assertRejectedWithPrefix(
-            String statement, Class<? extends Throwable> type, String messagePrefix) {
+    private static void assertRejectedWithPrefix(
+            TableEnvironment env,
+            String statement,
+            Class<? extends Throwable> type,
+            String messagePrefix) {
         assertMessageInChain(
                 catchThrowable(() -> env.executeSql(statement)), type, messagePrefix, true);
     }

@@ -17,6 +17,7 @@ package dev.lateralsnapshot.planner.internal;
 import dev.lateralsnapshot.planner.SnapshotTestEnvironments;
 import dev.lateralsnapshot.planner.functions.SnapshotProcessTableFunction;
 import dev.lateralsnapshot.planner.module.LateralSnapshotModule;
+import dev.lateralsnapshot.testutils.environments.TableEnvironmentExtension;
 
 import org.apache.flink.table.api.Table;
 import org.apache.flink.table.api.TableEnvironment;
@@ -28,11 +29,9 @@ import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.RelVisitor;
 import org.apache.calcite.rel.core.TableFunctionScan;
 import org.apache.calcite.rex.RexCall;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -45,17 +44,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class BridgedFunctionsTest {
 
-    @TempDir Path buildDirectory;
-
-    private TableEnvironment env;
-
-    @BeforeEach
-    void createEnvironment() {
-        env = SnapshotTestEnvironments.streaming(buildDirectory);
-    }
+    @RegisterExtension
+    static final TableEnvironmentExtension ENVIRONMENT =
+            SnapshotTestEnvironments.streamingPerTest();
 
     @Test
-    void tableApiCallsCarryTheirDefinition() {
+    void tableApiCallsCarryTheirDefinition(TableEnvironment env) {
         Table snapshot =
                 env.fromCall(
                         "SNAPSHOT",
@@ -84,7 +78,7 @@ class BridgedFunctionsTest {
     }
 
     @Test
-    void sqlSeesOnlyTheSqlFunctionWhileTheModuleIsLoaded() {
+    void sqlSeesOnlyTheSqlFunctionWhileTheModuleIsLoaded(TableEnvironment env) {
         assertThat(env.listModules()).contains(LateralSnapshotModule.NAME);
         assertThat(
                         env.sqlQuery(

@@ -16,6 +16,7 @@ package dev.lateralsnapshot.planner.internal;
 
 import dev.lateralsnapshot.planner.SnapshotTestEnvironments;
 import dev.lateralsnapshot.planner.plan.nodes.physical.stream.StreamPhysicalLateralSnapshotJoin;
+import dev.lateralsnapshot.testutils.environments.TableEnvironmentExtension;
 
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.connector.ChangelogMode;
@@ -25,9 +26,8 @@ import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.RelVisitor;
 import org.apache.calcite.rel.logical.LogicalValues;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -38,11 +38,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** Guards for {@link ChangelogModes}: the changelog modes Flink's inference assigns, read back. */
 class ChangelogModesTest {
 
-    @TempDir Path buildDirectory;
+    @RegisterExtension
+    static final TableEnvironmentExtension ENVIRONMENT =
+            SnapshotTestEnvironments.streamingPerTest();
 
     @Test
-    void modesOfAnOptimizedPlan() {
-        TableEnvironment env = SnapshotTestEnvironments.streaming(buildDirectory);
+    void modesOfAnOptimizedPlan(TableEnvironment env) {
         StreamPhysicalLateralSnapshotJoin join = onlyJoin(optimizedPlan(env, SECTION_1_QUERY));
 
         assertThat(ChangelogModes.of(join))
@@ -61,8 +62,7 @@ class ChangelogModesTest {
     }
 
     @Test
-    void noModeForANodeOutsideTheStreamConvention() {
-        TableEnvironment env = SnapshotTestEnvironments.streaming(buildDirectory);
+    void noModeForANodeOutsideTheStreamConvention(TableEnvironment env) {
         RelNode values =
                 LogicalValues.createOneRow(optimizedPlan(env, SECTION_1_QUERY).getCluster());
         assertThat(ChangelogModes.of(values)).isEmpty();

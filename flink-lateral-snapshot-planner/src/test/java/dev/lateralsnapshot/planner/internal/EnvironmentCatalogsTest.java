@@ -15,6 +15,7 @@
 package dev.lateralsnapshot.planner.internal;
 
 import dev.lateralsnapshot.planner.SnapshotTestEnvironments;
+import dev.lateralsnapshot.testutils.environments.TableEnvironmentExtension;
 
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
@@ -26,10 +27,9 @@ import org.apache.flink.table.planner.calcite.FlinkContext;
 import org.apache.flink.table.planner.delegation.PlannerBase;
 
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.lang.reflect.Proxy;
-import java.nio.file.Path;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -39,6 +39,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * planner's context.
  */
 class EnvironmentCatalogsTest {
+
+    @RegisterExtension
+    static final TableEnvironmentExtension ENVIRONMENT =
+            SnapshotTestEnvironments.streamingPerTest();
 
     private final TableEnvironment env =
             TableEnvironment.create(EnvironmentSettings.inStreamingMode());
@@ -61,8 +65,7 @@ class EnvironmentCatalogsTest {
     }
 
     @Test
-    void thePlannersContextHoldsTheEnvironmentsCatalogs(@TempDir Path buildDirectory) {
-        TableEnvironment installed = SnapshotTestEnvironments.streaming(buildDirectory);
+    void thePlannersContextHoldsTheEnvironmentsCatalogs(TableEnvironment installed) {
         FlinkContext context =
                 ((PlannerBase) ((TableEnvironmentImpl) installed).getPlanner()).getFlinkContext();
         assertThat(context.getCatalogManager())

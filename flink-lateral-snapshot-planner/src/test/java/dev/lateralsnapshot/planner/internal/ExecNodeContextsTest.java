@@ -16,17 +16,16 @@ package dev.lateralsnapshot.planner.internal;
 
 import dev.lateralsnapshot.planner.SnapshotTestEnvironments;
 import dev.lateralsnapshot.planner.plan.nodes.exec.stream.StreamExecLateralSnapshotJoin;
+import dev.lateralsnapshot.testutils.environments.TableEnvironmentExtension;
 
 import org.apache.flink.table.api.ExplainDetail;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeContext;
 
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-
-import java.nio.file.Path;
 
 import static dev.lateralsnapshot.planner.SnapshotTestEnvironments.SECTION_1_QUERY;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -35,7 +34,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /** Guards for {@link ExecNodeContexts}: contexts for exec nodes that Flink does not list. */
 class ExecNodeContextsTest {
 
-    @TempDir Path buildDirectory;
+    @RegisterExtension
+    static final TableEnvironmentExtension ENVIRONMENT =
+            SnapshotTestEnvironments.streamingPerTest();
 
     @Test
     void contextFromItsJsonForm() {
@@ -56,8 +57,7 @@ class ExecNodeContextsTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"PLAN_ONLY", "ALWAYS", "DISABLED"})
-    void execNodeTranslatesWithEveryUidGeneration(String uidGeneration) {
-        TableEnvironment env = SnapshotTestEnvironments.streaming(buildDirectory);
+    void execNodeTranslatesWithEveryUidGeneration(String uidGeneration, TableEnvironment env) {
         env.getConfig().set("table.exec.uid.generation", uidGeneration);
         assertThat(
                         env.explainSql(

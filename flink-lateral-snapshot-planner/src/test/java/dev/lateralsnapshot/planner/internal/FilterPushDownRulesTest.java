@@ -15,6 +15,7 @@
 package dev.lateralsnapshot.planner.internal;
 
 import dev.lateralsnapshot.planner.SnapshotTestEnvironments;
+import dev.lateralsnapshot.testutils.environments.TableEnvironmentExtension;
 
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.planner.plan.rules.logical.FlinkFilterJoinRule;
@@ -23,20 +24,22 @@ import org.apache.flink.table.planner.plan.rules.logical.FlinkFilterProjectTrans
 import org.apache.calcite.plan.RelOptRule;
 import org.apache.calcite.rel.rules.FilterMergeRule;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
 import static dev.lateralsnapshot.planner.SnapshotTestEnvironments.physicalPlan;
 import static dev.lateralsnapshot.planner.SnapshotTestEnvironments.planLines;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.createTable;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Guards for {@link FilterPushDownRules}: Flink's filter rules with replaced operands. */
 class FilterPushDownRulesTest {
 
-    @TempDir Path buildDirectory;
+    @RegisterExtension
+    static final TableEnvironmentExtension ENVIRONMENT =
+            SnapshotTestEnvironments.streamingPerTest();
 
     @Test
     void restrictedRulesAreFlinksRules() {
@@ -54,10 +57,9 @@ class FilterPushDownRulesTest {
     }
 
     @Test
-    void restrictedRulesBringAWhereConjunctDownToTheSnapshotJoin() {
-        TableEnvironment env = SnapshotTestEnvironments.streaming(buildDirectory);
+    void restrictedRulesBringAWhereConjunctDownToTheSnapshotJoin(TableEnvironment env) {
         env.executeSql(
-                "CREATE TABLE items (order_id BIGINT, item STRING) WITH ('connector' = 'datagen')");
+                createTable("items", "order_id BIGINT, item STRING", "'connector' = 'datagen'"));
         String plan =
                 physicalPlan(
                         env,

@@ -26,6 +26,7 @@ import org.junit.jupiter.api.Test;
 import java.util.ArrayList;
 import java.util.List;
 
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.createTable;
 import static org.apache.flink.table.api.Expressions.$;
 import static org.apache.flink.table.api.Expressions.call;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -36,7 +37,7 @@ class JoinLateralResolutionTest {
     @Test
     void lateralJoinsResolveTheirCallInOperationTreeBuilder() {
         TableEnvironment env = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
-        env.executeSql("CREATE TABLE orders (currency STRING) WITH ('connector' = 'datagen')");
+        env.executeSql(createTable("orders", "currency STRING", "'connector' = 'datagen'"));
         Table orders = env.from("orders");
         ResolutionProbe.resolvingJoinLateral.clear();
 

@@ -36,6 +36,7 @@ import org.junit.jupiter.api.Test;
 import java.util.ArrayList;
 import java.util.List;
 
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.createTable;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Guards for {@link PlannerConfigs}: the planner configuration behind a table configuration. */
@@ -73,7 +74,7 @@ class PlannerConfigsTest {
     @Test
     void theEnvironmentsPlannerReadsTheConfigurationForEveryStatement() {
         TableEnvironment env = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
-        env.executeSql("CREATE TABLE t (k STRING) WITH ('connector' = 'datagen')");
+        env.executeSql(createTable("t", "k STRING", "'connector' = 'datagen'"));
         env.explainSql("SELECT k FROM t");
 
         List<String> optimized = new ArrayList<>();

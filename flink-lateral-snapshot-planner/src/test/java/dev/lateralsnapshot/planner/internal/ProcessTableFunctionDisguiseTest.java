@@ -16,16 +16,14 @@ package dev.lateralsnapshot.planner.internal;
 
 import dev.lateralsnapshot.planner.SnapshotTestEnvironments;
 import dev.lateralsnapshot.planner.plan.nodes.physical.stream.StreamPhysicalLateralSnapshotJoin;
+import dev.lateralsnapshot.testutils.environments.TableEnvironmentExtension;
 
 import org.apache.flink.table.api.ExplainDetail;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.TableException;
 
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
-import java.nio.file.Path;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static dev.lateralsnapshot.planner.SnapshotTestEnvironments.SECTION_1_QUERY;
 import static dev.lateralsnapshot.planner.SnapshotTestEnvironments.physicalPlan;
@@ -39,17 +37,12 @@ import static org.assertj.core.api.Assertions.catchThrowable;
  */
 class ProcessTableFunctionDisguiseTest {
 
-    @TempDir Path buildDirectory;
-
-    private TableEnvironment env;
-
-    @BeforeEach
-    void createEnvironment() {
-        env = SnapshotTestEnvironments.streaming(buildDirectory);
-    }
+    @RegisterExtension
+    static final TableEnvironmentExtension ENVIRONMENT =
+            SnapshotTestEnvironments.streamingPerTest();
 
     @Test
-    void changelogInferenceGivesTheBuildInputAllChanges() {
+    void changelogInferenceGivesTheBuildInputAllChanges(TableEnvironment env) {
         String plan = physicalPlan(env, SECTION_1_QUERY, ExplainDetail.CHANGELOG_MODE);
         assertThat(planLines(plan, "+- Exchange("))
                 .as(
@@ -69,7 +62,7 @@ class ProcessTableFunctionDisguiseTest {
     }
 
     @Test
-    void changelogInferenceAsksAnUpsertKeyedBuildInputForUpserts() {
+    void changelogInferenceAsksAnUpsertKeyedBuildInputForUpserts(TableEnvironment env) {
         String plan =
                 physicalPlan(
                         env,
@@ -89,7 +82,8 @@ class ProcessTableFunctionDisguiseTest {
     }
 
     @Test
-    void changelogInferenceDropsABuildInputThatRefusesUpsertsAndAsksAgainWithUpdateBefore() {
+    void changelogInferenceDropsABuildInputThatRefusesUpsertsAndAsksAgainWithUpdateBefore(
+            TableEnvironment env) {
         // The build input is keyed by the join key, so Flink asks it for upserts; the filter on a
         // column outside the key refuses them.
         String query =
@@ -120,7 +114,7 @@ class ProcessTableFunctionDisguiseTest {
     }
 
     @Test
-    void changelogInferenceRejectsAnUpdatingProbeInFlinksWords() {
+    void changelogInferenceRejectsAnUpdatingProbeInFlinksWords(TableEnvironment env) {
         Throwable error =
                 catchThrowable(
                         () ->

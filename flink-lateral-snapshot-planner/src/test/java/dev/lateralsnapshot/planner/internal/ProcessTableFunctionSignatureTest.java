@@ -24,6 +24,7 @@ import org.apache.flink.types.Row;
 
 import org.junit.jupiter.api.Test;
 
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.createTable;
 import static org.apache.flink.table.api.Expressions.$;
 import static org.apache.flink.table.api.Expressions.lit;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -47,7 +48,7 @@ class ProcessTableFunctionSignatureTest {
     @Test
     void systemArgumentsFollowTheDeclaredArgumentsOfACall() {
         TableEnvironment env = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
-        env.executeSql("CREATE TABLE t (k STRING) WITH ('connector' = 'datagen')");
+        env.executeSql(createTable("t", "k STRING", "'connector' = 'datagen'"));
         String plan =
                 env.fromCall(
                                 Echo.class,

@@ -19,6 +19,7 @@ import org.apache.flink.table.api.TableEnvironment;
 
 import org.junit.jupiter.api.Test;
 
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.createTable;
 import static org.apache.flink.table.api.Expressions.$;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -28,7 +29,7 @@ class TableEnvironmentsTest {
     @Test
     void environmentOfATable() {
         TableEnvironment env = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
-        env.executeSql("CREATE TABLE orders (currency STRING) WITH ('connector' = 'datagen')");
+        env.executeSql(createTable("orders", "currency STRING", "'connector' = 'datagen'"));
         assertThat(TableEnvironments.of(env.from("orders")))
                 .as("a table of Flink's Table API is no longer a TableImpl of its environment")
                 .isSameAs(env);

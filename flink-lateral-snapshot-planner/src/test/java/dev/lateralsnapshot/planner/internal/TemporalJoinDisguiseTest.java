@@ -15,15 +15,13 @@
 package dev.lateralsnapshot.planner.internal;
 
 import dev.lateralsnapshot.planner.SnapshotTestEnvironments;
+import dev.lateralsnapshot.testutils.environments.TableEnvironmentExtension;
 
 import org.apache.flink.table.api.ExplainDetail;
 import org.apache.flink.table.api.TableEnvironment;
 
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
-import java.nio.file.Path;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static dev.lateralsnapshot.planner.SnapshotTestEnvironments.SECTION_1_QUERY;
 import static org.assertj.core.api.Assertions.assertThatCode;
@@ -34,17 +32,12 @@ import static org.assertj.core.api.Assertions.assertThatCode;
  */
 class TemporalJoinDisguiseTest {
 
-    @TempDir Path buildDirectory;
-
-    private TableEnvironment env;
-
-    @BeforeEach
-    void createEnvironment() {
-        env = SnapshotTestEnvironments.streaming(buildDirectory);
-    }
+    @RegisterExtension
+    static final TableEnvironmentExtension ENVIRONMENT =
+            SnapshotTestEnvironments.streamingPerTest();
 
     @Test
-    void nonDeterminismCheckVisitsTheJoin() {
+    void nonDeterminismCheckVisitsTheJoin(TableEnvironment env) {
         env.getConfig().set("table.optimizer.non-deterministic-update.strategy", "TRY_RESOLVE");
         assertThatCode(() -> env.explainSql(SECTION_1_QUERY))
                 .as(
@@ -57,7 +50,7 @@ class TemporalJoinDisguiseTest {
     }
 
     @Test
-    void programsAfterPhysicalRewriteAcceptTheJoin() {
+    void programsAfterPhysicalRewriteAcceptTheJoin(TableEnvironment env) {
         env.getConfig().set("table.exec.mini-batch.enabled", "true");
         env.getConfig().set("table.exec.mini-batch.allow-latency", "1 s");
         env.getConfig().set("table.exec.mini-batch.size", "100");

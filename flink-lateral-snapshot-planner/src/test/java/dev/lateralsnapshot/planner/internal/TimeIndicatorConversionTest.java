@@ -15,14 +15,12 @@
 package dev.lateralsnapshot.planner.internal;
 
 import dev.lateralsnapshot.planner.SnapshotTestEnvironments;
+import dev.lateralsnapshot.testutils.environments.TableEnvironmentExtension;
 
 import org.apache.flink.table.api.TableEnvironment;
 
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
-import java.nio.file.Path;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static dev.lateralsnapshot.planner.SnapshotTestEnvironments.physicalPlan;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -33,17 +31,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class TimeIndicatorConversionTest {
 
-    @TempDir Path buildDirectory;
-
-    private TableEnvironment env;
-
-    @BeforeEach
-    void createEnvironment() {
-        env = SnapshotTestEnvironments.streaming(buildDirectory);
-    }
+    @RegisterExtension
+    static final TableEnvironmentExtension ENVIRONMENT =
+            SnapshotTestEnvironments.streamingPerTest();
 
     @Test
-    void conversionLetsTheJoinMaterializeBuildRowtimes() {
+    void conversionLetsTheJoinMaterializeBuildRowtimes(TableEnvironment env) {
         assertThat(
                         physicalPlan(
                                 env,
@@ -59,7 +52,7 @@ class TimeIndicatorConversionTest {
     }
 
     @Test
-    void conversionLetsTheJoinMaterializeProctimesOfTheCondition() {
+    void conversionLetsTheJoinMaterializeProctimesOfTheCondition(TableEnvironment env) {
         env.executeSql(
                 "CREATE VIEW orders_pt AS SELECT order_id, currency, PROCTIME() AS pt FROM orders");
         assertThat(

@@ -16,9 +16,10 @@ package dev.lateralsnapshot.planner.runtime;
 
 import dev.lateralsnapshot.LateralSnapshot;
 import dev.lateralsnapshot.planner.SnapshotTestEnvironments;
+import dev.lateralsnapshot.testutils.connectors.Directories;
+import dev.lateralsnapshot.testutils.environments.MiniClusters;
+import dev.lateralsnapshot.testutils.environments.TableEnvironments;
 
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
-import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.Table;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -40,6 +41,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BiFunction;
 
+import static dev.lateralsnapshot.testutils.tables.RateChanges.delete;
+import static dev.lateralsnapshot.testutils.tables.RateChanges.insert;
+import static dev.lateralsnapshot.testutils.tables.RateChanges.update;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.BATCH_ORDERS_CSV;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.BATCH_RATES_CSV;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.RATES_COLUMNS;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.createTable;
 import static org.apache.flink.table.api.Expressions.$;
 import static org.apache.flink.table.api.Expressions.descriptor;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -54,28 +62,16 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class LateralSnapshotJoinMiniClusterTest {
 
-    @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER =
-            new MiniClusterExtension(
-                    new MiniClusterResourceConfiguration.Builder()
-                            .setNumberTaskManagers(1)
-                            .setNumberSlotsPerTaskManager(2)
-                            .build());
+    @RegisterExtension static final MiniClusterExtension MINI_CLUSTER = MiniClusters.extension(2);
 
     /** The changes of section 3 of the release-testing plan, after the rows of section 1. */
     private static final List<String> BUILD_CHANGES =
             List.of(
-                    change(null, "\"A\",\"rate\":1.0,\"update_time\":\"2026-01-01 10:00:00\"", "c"),
-                    change(null, "\"B\",\"rate\":2.0,\"update_time\":\"2026-01-01 10:00:00\"", "c"),
-                    change(
-                            "\"A\",\"rate\":1.0,\"update_time\":\"2026-01-01 10:00:00\"",
-                            "\"A\",\"rate\":1.5,\"update_time\":\"2026-02-01 10:00:00\"",
-                            "u"),
-                    change("\"B\",\"rate\":2.0,\"update_time\":\"2026-01-01 10:00:00\"", null, "d"),
-                    change(
-                            null,
-                            "\"C\",\"rate\":3.0,\"update_time\":\"2026-02-01 10:00:00\"",
-                            "c"));
+                    insert("A", 1.0, "2026-01-01 10:00:00"),
+                    insert("B", 2.0, "2026-01-01 10:00:00"),
+                    update("A", 1.0, "2026-01-01 10:00:00", 1.5, "2026-02-01 10:00:00"),
+                    delete("B", 2.0, "2026-01-01 10:00:00"),
+                    insert("C", 3.0, "2026-02-01 10:00:00"));
 
     /** The result of the LEFT JOIN of section 8 of the release-testing plan, in its order. */
     private static final String[] BATCH_LEFT_JOIN_ROWS = {
@@ -98,31 +94,26 @@ class LateralSnapshotJoinMiniClusterTest {
         Files.write(build.resolve("changes.json"), BUILD_CHANGES);
         Files.write(probe.resolve("orders.csv"), List.of("1,A", "2,B", "3,C", "4,A", "5,", "6,D"));
 
-        env = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
+        env = TableEnvironments.streaming();
         env.getConfig().set("parallelism.default", "2");
-        env.getConfig().set("table.local-time-zone", "UTC");
         LateralSnapshot.install(env);
-        for (String table : List.of("rates", "rates_pk")) {
-            env.executeSql(
-                    "CREATE TABLE "
-                            + table
-                            + " (currency STRING, rate DOUBLE, update_time TIMESTAMP(3),"
-                            + " WATERMARK FOR update_time AS update_time"
-                            + (table.endsWith("_pk") ? ", PRIMARY KEY (currency) NOT ENFORCED" : "")
-                            + ") WITH ('connector' = 'filesystem', 'path' = '"
-                            + build.toUri()
-                            + "', 'format' = 'debezium-json')");
-        }
+        String changes = Directories.filesystem(build, "debezium-json");
+        env.executeSql(createTable("rates", RATES_COLUMNS, changes));
+        env.executeSql(
+                createTable(
+                        "rates_pk",
+                        RATES_COLUMNS + ", PRIMARY KEY (currency) NOT ENFORCED",
+                        changes));
         // The Table API needs column names that differ from those of orders.
         env.executeSql(
                 "CREATE VIEW rates_r AS"
                         + " SELECT currency AS r_currency, rate AS r_rate, update_time FROM rates");
+        // An empty currency is NULL, which must never match.
         env.executeSql(
-                "CREATE TABLE orders (order_id BIGINT, currency STRING) WITH ("
-                        + "'connector' = 'filesystem', 'path' = '"
-                        + probe.toUri()
-                        // An empty currency is NULL, which must never match.
-                        + "', 'format' = 'csv', 'csv.null-literal' = '')");
+                createTable(
+                        "orders",
+                        "order_id BIGINT, currency STRING",
+                        Directories.filesystem(probe, "csv") + ", 'csv.null-literal' = ''"));
     }
 
     @Test
@@ -171,10 +162,12 @@ class LateralSnapshotJoinMiniClusterTest {
     @Test
     void processingTimeInTheConditionIsMaterialized() throws Exception {
         env.executeSql(
-                "CREATE TABLE clicks (click_id BIGINT, proc AS PROCTIME()) WITH ("
-                        + "'connector' = 'datagen', 'number-of-rows' = '3',"
-                        + " 'fields.click_id.kind' = 'sequence', 'fields.click_id.start' = '1',"
-                        + " 'fields.click_id.end' = '3')");
+                createTable(
+                        "clicks",
+                        "click_id BIGINT, proc AS PROCTIME()",
+                        "'connector' = 'datagen', 'number-of-rows' = '3',"
+                                + " 'fields.click_id.kind' = 'sequence', 'fields.click_id.start' = '1',"
+                                + " 'fields.click_id.end' = '3'"));
         assertThat(
                         rows(
                                 "SELECT c.click_id, r.currency FROM clicks AS c"
@@ -279,8 +272,8 @@ class LateralSnapshotJoinMiniClusterTest {
     private void useBatchEnvironment() throws IOException {
         Path orders = Files.createDirectories(directory.resolve("orders_b"));
         Path rates = Files.createDirectories(directory.resolve("rates_b"));
-        Files.write(orders.resolve("o.csv"), List.of("1,A", "2,B", "3,C", "4,A"));
-        Files.write(rates.resolve("r.csv"), List.of("A,1.0", "B,2.0", "A,1.5"));
+        Files.write(orders.resolve("o.csv"), BATCH_ORDERS_CSV);
+        Files.write(rates.resolve("r.csv"), BATCH_RATES_CSV);
         env = SnapshotTestEnvironments.batch(orders, rates);
         env.getConfig().set("parallelism.default", "2");
     }
@@ -296,13 +289,5 @@ class LateralSnapshotJoinMiniClusterTest {
             result.forEachRemaining(row -> rows.add(row.toString()));
         }
         return rows;
-    }
-
-    private static String change(String before, String after, String op) {
-        return String.format(
-                "{\"before\":%s,\"after\":%s,\"op\":\"%s\"}",
-                before == null ? "null" : "{\"currency\":" + before + "}",
-                after == null ? "null" : "{\"currency\":" + after + "}",
-                op);
     }
 }

@@ -15,9 +15,10 @@
 package dev.lateralsnapshot.planner.runtime;
 
 import dev.lateralsnapshot.LateralSnapshot;
+import dev.lateralsnapshot.testutils.connectors.Directories;
+import dev.lateralsnapshot.testutils.environments.MiniClusters;
+import dev.lateralsnapshot.testutils.environments.TableEnvironments;
 
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
-import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 
@@ -31,6 +32,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
+import static dev.lateralsnapshot.testutils.tables.RateChanges.delete;
+import static dev.lateralsnapshot.testutils.tables.RateChanges.insert;
+import static dev.lateralsnapshot.testutils.tables.RateChanges.update;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.RATES_COLUMNS;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.createTable;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -42,13 +48,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class LateralSnapshotJoinUpsertInputMiniClusterTest {
 
-    @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER =
-            new MiniClusterExtension(
-                    new MiniClusterResourceConfiguration.Builder()
-                            .setNumberTaskManagers(1)
-                            .setNumberSlotsPerTaskManager(2)
-                            .build());
+    @RegisterExtension static final MiniClusterExtension MINI_CLUSTER = MiniClusters.extension(2);
 
     /**
      * Debezium changes of rates, filtered by {@code rate > 1.2}: A moves into the filter, B moves
@@ -56,23 +56,14 @@ class LateralSnapshotJoinUpsertInputMiniClusterTest {
      */
     private static final List<String> BUILD_CHANGES =
             List.of(
-                    change(null, row("A", 1.0, "2026-01-01 10:00:00"), "c"),
-                    change(null, row("B", 2.0, "2026-01-01 10:00:00"), "c"),
-                    change(null, row("C", 3.0, "2026-01-01 10:00:00"), "c"),
-                    change(null, row("D", 4.0, "2026-01-01 10:00:00"), "c"),
-                    change(
-                            row("A", 1.0, "2026-01-01 10:00:00"),
-                            row("A", 1.5, "2026-02-01 10:00:00"),
-                            "u"),
-                    change(
-                            row("B", 2.0, "2026-01-01 10:00:00"),
-                            row("B", 0.5, "2026-02-01 10:00:00"),
-                            "u"),
-                    change(
-                            row("C", 3.0, "2026-01-01 10:00:00"),
-                            row("C", 3.5, "2026-02-01 10:00:00"),
-                            "u"),
-                    change(row("D", 4.0, "2026-01-01 10:00:00"), null, "d"));
+                    insert("A", 1.0, "2026-01-01 10:00:00"),
+                    insert("B", 2.0, "2026-01-01 10:00:00"),
+                    insert("C", 3.0, "2026-01-01 10:00:00"),
+                    insert("D", 4.0, "2026-01-01 10:00:00"),
+                    update("A", 1.0, "2026-01-01 10:00:00", 1.5, "2026-02-01 10:00:00"),
+                    update("B", 2.0, "2026-01-01 10:00:00", 0.5, "2026-02-01 10:00:00"),
+                    update("C", 3.0, "2026-01-01 10:00:00", 3.5, "2026-02-01 10:00:00"),
+                    delete("D", 4.0, "2026-01-01 10:00:00"));
 
     @TempDir Path directory;
 
@@ -85,22 +76,19 @@ class LateralSnapshotJoinUpsertInputMiniClusterTest {
         Files.write(build.resolve("changes.json"), BUILD_CHANGES);
         Files.write(probe.resolve("orders.csv"), List.of("1,A", "2,B", "3,C", "4,D", "5,A"));
 
-        env = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
+        env = TableEnvironments.streaming();
         env.getConfig().set("parallelism.default", "2");
-        env.getConfig().set("table.local-time-zone", "UTC");
         LateralSnapshot.install(env);
         env.executeSql(
-                "CREATE TABLE rates_pk (currency STRING, rate DOUBLE, update_time TIMESTAMP(3),"
-                        + " WATERMARK FOR update_time AS update_time,"
-                        + " PRIMARY KEY (currency) NOT ENFORCED) WITH ("
-                        + "'connector' = 'filesystem', 'path' = '"
-                        + build.toUri()
-                        + "', 'format' = 'debezium-json')");
+                createTable(
+                        "rates_pk",
+                        RATES_COLUMNS + ", PRIMARY KEY (currency) NOT ENFORCED",
+                        Directories.filesystem(build, "debezium-json")));
         env.executeSql(
-                "CREATE TABLE orders (order_id BIGINT, currency STRING) WITH ("
-                        + "'connector' = 'filesystem', 'path' = '"
-                        + probe.toUri()
-                        + "', 'format' = 'csv')");
+                createTable(
+                        "orders",
+                        "order_id BIGINT, currency STRING",
+                        Directories.filesystem(probe, "csv")));
     }
 
     @Test
@@ -133,17 +121,5 @@ class LateralSnapshotJoinUpsertInputMiniClusterTest {
 
     private List<String> rows(String query) throws Exception {
         return LateralSnapshotJoinMiniClusterTest.rows(env.sqlQuery(query));
-    }
-
-    private static String row(String currency, double rate, String updateTime) {
-        return String.format(
-                "{\"currency\":\"%s\",\"rate\":%s,\"update_time\":\"%s\"}",
-                currency, rate, updateTime);
-    }
-
-    private static String change(String before, String after, String op) {
-        return String.format(
-                "{\"before\":%s,\"after\":%s,\"op\":\"%s\"}",
-                before == null ? "null" : before, after == null ? "null" : after, op);
     }
 }

@@ -15,11 +15,14 @@
 package dev.lateralsnapshot.planner.plan.batch;
 
 import dev.lateralsnapshot.planner.SnapshotTestEnvironments;
+import dev.lateralsnapshot.testutils.connectors.Directories;
+import dev.lateralsnapshot.testutils.environments.TableEnvironmentExtension;
 
 import org.apache.flink.table.api.TableEnvironment;
 
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -27,6 +30,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 import java.nio.file.Path;
 
 import static dev.lateralsnapshot.planner.SnapshotTestEnvironments.physicalPlan;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.RATES_COLUMNS;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.createTable;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -36,24 +41,19 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class LateralSnapshotBatchPlanTest {
 
-    @TempDir Path directory;
+    @RegisterExtension
+    static final TableEnvironmentExtension ENVIRONMENT = SnapshotTestEnvironments.batchPerTest();
 
-    private TableEnvironment env;
-
+    /** {@code rates_b} with a time attribute, for the arguments that streaming requires. */
     @BeforeEach
-    void createEnvironment() {
-        env = SnapshotTestEnvironments.batch(directory, directory);
+    void createRatesWithATimeAttribute(TableEnvironment env, @TempDir Path directory) {
         env.executeSql(
-                "CREATE TABLE rates_bt (currency STRING, rate DOUBLE, update_time TIMESTAMP(3),"
-                        + " WATERMARK FOR update_time AS update_time) WITH ('connector' ="
-                        + " 'filesystem', 'path' = '"
-                        + directory.toUri()
-                        + "', 'format' = 'csv')");
+                createTable("rates_bt", RATES_COLUMNS, Directories.filesystem(directory, "csv")));
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"JOIN", "LEFT JOIN"})
-    void plansTheRegularJoin(String join) {
+    void plansTheRegularJoin(String join, TableEnvironment env) {
         String snapshot =
                 physicalPlan(
                         env,
@@ -73,7 +73,7 @@ class LateralSnapshotBatchPlanTest {
     }
 
     @Test
-    void hashJoinWhenTheBuildSideIsNotBroadcast() {
+    void hashJoinWhenTheBuildSideIsNotBroadcast(TableEnvironment env) {
         env.getConfig().set("table.optimizer.join.broadcast-threshold", "-1");
         assertThat(
                         physicalPlan(
@@ -86,7 +86,7 @@ class LateralSnapshotBatchPlanTest {
     }
 
     @Test
-    void computedBuildKeys() {
+    void computedBuildKeys(TableEnvironment env) {
         String snapshot =
                 physicalPlan(
                         env,
@@ -101,7 +101,7 @@ class LateralSnapshotBatchPlanTest {
     }
 
     @Test
-    void everyArgumentIsAcceptedAndIgnored() {
+    void everyArgumentIsAcceptedAndIgnored(TableEnvironment env) {
         String snapshot =
                 physicalPlan(
                         env,

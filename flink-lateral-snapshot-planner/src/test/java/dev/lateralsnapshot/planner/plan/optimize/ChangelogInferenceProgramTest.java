@@ -16,6 +16,7 @@ package dev.lateralsnapshot.planner.plan.optimize;
 
 import dev.lateralsnapshot.planner.SnapshotTestEnvironments;
 import dev.lateralsnapshot.planner.plan.nodes.physical.stream.ChangelogInferenceNode;
+import dev.lateralsnapshot.testutils.environments.TableEnvironmentExtension;
 
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.ValidationException;
@@ -27,9 +28,8 @@ import org.apache.flink.table.types.inference.StaticArgumentTrait;
 
 import org.apache.calcite.rel.RelNode;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -41,11 +41,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /** The retries and errors of {@link ChangelogInferenceProgram}. */
 class ChangelogInferenceProgramTest {
 
-    @TempDir Path buildDirectory;
+    @RegisterExtension
+    static final TableEnvironmentExtension ENVIRONMENT =
+            SnapshotTestEnvironments.streamingPerTest();
 
     @Test
-    void inputsRefusedEvenWithUpdateBeforeFailWithAValidationError() {
-        TableEnvironment env = SnapshotTestEnvironments.streaming(buildDirectory);
+    void inputsRefusedEvenWithUpdateBeforeFailWithAValidationError(TableEnvironment env) {
         // No input of Flink 2.3 is refused with UPDATE_BEFORE, so a stand-in for physical_rewrite
         // drops the build input of every disguise.
         RelNode optimized = optimizedPlan(env, SECTION_1_QUERY);

@@ -17,6 +17,8 @@ package dev.lateralsnapshot.planner.plan.stream;
 import dev.lateralsnapshot.planner.SnapshotTestEnvironments;
 import dev.lateralsnapshot.planner.plan.nodes.exec.stream.StreamExecLateralSnapshotJoin;
 import dev.lateralsnapshot.runtime.operators.join.snapshot.BuildSideLayout;
+import dev.lateralsnapshot.testutils.connectors.Directories;
+import dev.lateralsnapshot.testutils.environments.TableEnvironmentExtension;
 
 import org.apache.flink.table.api.ExplainDetail;
 import org.apache.flink.table.api.TableEnvironment;
@@ -25,6 +27,7 @@ import org.apache.flink.table.api.TableException;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -38,6 +41,8 @@ import java.util.regex.Pattern;
 import static dev.lateralsnapshot.planner.SnapshotTestEnvironments.execNodes;
 import static dev.lateralsnapshot.planner.SnapshotTestEnvironments.physicalPlan;
 import static dev.lateralsnapshot.planner.SnapshotTestEnvironments.planLines;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.RATES_COLUMNS;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.createTable;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -52,13 +57,12 @@ class LateralSnapshotJoinPlanTest {
             "input => TABLE rates, on_time => DESCRIPTOR(update_time), load_completed_time => "
                     + LOAD_COMPLETED_TIME;
 
-    @TempDir Path buildDirectory;
-
-    private TableEnvironment env;
+    @RegisterExtension
+    static final TableEnvironmentExtension ENVIRONMENT =
+            SnapshotTestEnvironments.streamingPerTest();
 
     @BeforeEach
-    void createEnvironment() {
-        env = SnapshotTestEnvironments.streaming(buildDirectory);
+    void createView(TableEnvironment env) {
         env.executeSql("CREATE VIEW rates_view AS SELECT * FROM rates");
     }
 
@@ -107,7 +111,7 @@ class LateralSnapshotJoinPlanTest {
                         + LOAD_COMPLETED_TIME
                         + ") AS r ON o.currency = r.currency"
             })
-    void everySyntaxPlansLikeTheCanonicalForm(String from) {
+    void everySyntaxPlansLikeTheCanonicalForm(String from, TableEnvironment env) {
         String cte = from.contains("TABLE rr") ? "WITH rr AS (SELECT * FROM rates) " : "";
         String canonical =
                 physicalPlan(
@@ -121,7 +125,7 @@ class LateralSnapshotJoinPlanTest {
     }
 
     @Test
-    void columnAliasesOfTheSnapshot() {
+    void columnAliasesOfTheSnapshot(TableEnvironment env) {
         String plan =
                 physicalPlan(
                         env,
@@ -132,7 +136,7 @@ class LateralSnapshotJoinPlanTest {
     }
 
     @Test
-    void chainedJoinsAreBothCaptured() {
+    void chainedJoinsAreBothCaptured(TableEnvironment env) {
         String plan =
                 physicalPlan(
                         env,
@@ -149,7 +153,7 @@ class LateralSnapshotJoinPlanTest {
     // ---- the node ----
 
     @Test
-    void explainShowsTheJoinAndItsArguments() {
+    void explainShowsTheJoinAndItsArguments(TableEnvironment env) {
         String plan =
                 physicalPlan(
                         env,
@@ -169,7 +173,7 @@ class LateralSnapshotJoinPlanTest {
     }
 
     @Test
-    void hashExchangesOnTheEqualityKeys() {
+    void hashExchangesOnTheEqualityKeys(TableEnvironment env) {
         String plan =
                 physicalPlan(
                         env,
@@ -188,7 +192,7 @@ class LateralSnapshotJoinPlanTest {
     }
 
     @Test
-    void singletonExchangesWithoutEqualityKeys() {
+    void singletonExchangesWithoutEqualityKeys(TableEnvironment env) {
         String plan =
                 physicalPlan(
                         env,
@@ -202,7 +206,7 @@ class LateralSnapshotJoinPlanTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"JOIN", "LEFT JOIN"})
-    void conditionWithoutBuildColumns(String join) {
+    void conditionWithoutBuildColumns(String join, TableEnvironment env) {
         // A LEFT join keeps a probe-only condition in the join; TRUE references no column at all.
         for (String condition : List.of("TRUE", "o.order_id > 5")) {
             String plan =
@@ -230,7 +234,7 @@ class LateralSnapshotJoinPlanTest {
                 "o.order_id = CAST(r.rate AS BIGINT)",
                 "o.order_id + 1 = CAST(r.rate * 2 AS BIGINT)"
             })
-    void computedAndCoercedEqualityKeysStillPartition(String condition) {
+    void computedAndCoercedEqualityKeysStillPartition(String condition, TableEnvironment env) {
         // Computed keys on the build side arrive as a projection between the join and the scan.
         String plan =
                 physicalPlan(
@@ -245,7 +249,7 @@ class LateralSnapshotJoinPlanTest {
     }
 
     @Test
-    void buildConjunctsOfALeftJoinGoBelowTheJoin() {
+    void buildConjunctsOfALeftJoinGoBelowTheJoin(TableEnvironment env) {
         String plan =
                 physicalPlan(
                         env,
@@ -260,13 +264,13 @@ class LateralSnapshotJoinPlanTest {
     }
 
     @Test
-    void unusedBuildColumnsArePrunedAndOnTimeFollows() {
+    void unusedBuildColumnsArePrunedAndOnTimeFollows(
+            TableEnvironment env, @TempDir Path directory) {
         env.executeSql(
-                "CREATE TABLE wide_rates (note STRING, currency STRING, rate DOUBLE,"
-                        + " update_time TIMESTAMP(3), WATERMARK FOR update_time AS update_time)"
-                        + " WITH ('connector' = 'filesystem', 'path' = '"
-                        + buildDirectory.toUri()
-                        + "', 'format' = 'debezium-json')");
+                createTable(
+                        "wide_rates",
+                        "note STRING, " + RATES_COLUMNS,
+                        Directories.filesystem(directory, "debezium-json")));
         String plan =
                 physicalPlan(
                         env,
@@ -289,7 +293,7 @@ class LateralSnapshotJoinPlanTest {
     }
 
     @Test
-    void buildTimeAttributesBecomePlainTimestamps() {
+    void buildTimeAttributesBecomePlainTimestamps(TableEnvironment env) {
         String plan =
                 physicalPlan(
                         env,
@@ -300,7 +304,7 @@ class LateralSnapshotJoinPlanTest {
     }
 
     @Test
-    void probeTimeAttributesStay() {
+    void probeTimeAttributesStay(TableEnvironment env) {
         env.executeSql(
                 "CREATE VIEW enriched AS SELECT o.ts, r.rate FROM orders AS o"
                         + " JOIN LATERAL SNAPSHOT("
@@ -318,7 +322,7 @@ class LateralSnapshotJoinPlanTest {
     }
 
     @Test
-    void defaultsOfTheArguments() {
+    void defaultsOfTheArguments(TableEnvironment env) {
         env.getConfig().set("table.exec.state.ttl", "30 min");
         long before = System.currentTimeMillis();
         String line =
@@ -334,7 +338,7 @@ class LateralSnapshotJoinPlanTest {
     }
 
     @Test
-    void miniBatchDoesNotDisturbTheJoin() {
+    void miniBatchDoesNotDisturbTheJoin(TableEnvironment env) {
         env.getConfig().set("table.exec.mini-batch.enabled", "true");
         env.getConfig().set("table.exec.mini-batch.allow-latency", "1 s");
         env.getConfig().set("table.exec.mini-batch.size", "100");
@@ -345,7 +349,7 @@ class LateralSnapshotJoinPlanTest {
     // ---- changelog modes and the build side layout ----
 
     @Test
-    void buildWithoutPrimaryKeyReceivesRetractions() {
+    void buildWithoutPrimaryKeyReceivesRetractions(TableEnvironment env) {
         String plan =
                 physicalPlan(
                         env,
@@ -364,7 +368,7 @@ class LateralSnapshotJoinPlanTest {
     }
 
     @Test
-    void buildWithPrimaryKeyOnTheJoinKeyIsAnUpsertChangelog() {
+    void buildWithPrimaryKeyOnTheJoinKeyIsAnUpsertChangelog(TableEnvironment env) {
         String query =
                 "SELECT o.order_id, r.rate FROM orders AS o JOIN LATERAL SNAPSHOT(input => TABLE"
                         + " rates_pk, on_time => DESCRIPTOR(update_time)) AS r"
@@ -382,7 +386,7 @@ class LateralSnapshotJoinPlanTest {
     }
 
     @Test
-    void primaryKeyWithinLargerJoinKeysKeepsRetractionsButOneRowPerKey() {
+    void primaryKeyWithinLargerJoinKeysKeepsRetractionsButOneRowPerKey(TableEnvironment env) {
         String query =
                 "SELECT o.order_id, r.rate FROM orders AS o JOIN LATERAL SNAPSHOT(input => TABLE"
                         + " rates_pk, on_time => DESCRIPTOR(update_time)) AS r"
@@ -399,7 +403,7 @@ class LateralSnapshotJoinPlanTest {
     }
 
     @Test
-    void primaryKeyOutsideTheJoinKeysIsAMultiset() {
+    void primaryKeyOutsideTheJoinKeysIsAMultiset(TableEnvironment env) {
         String query =
                 "SELECT o.order_id, r.rate FROM orders AS o JOIN LATERAL SNAPSHOT(input => TABLE"
                         + " rates_pk, on_time => DESCRIPTOR(update_time)) AS r"
@@ -420,9 +424,9 @@ class LateralSnapshotJoinPlanTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"COMPILE PLAN", "compilePlanSql", "TablePipeline", "StatementSet"})
-    void compiledPlansAreRejected(String api) {
+    void compiledPlansAreRejected(String api, TableEnvironment env, @TempDir Path directory) {
         String insert = "INSERT INTO out_print " + SnapshotTestEnvironments.SECTION_1_QUERY;
-        Path planFile = buildDirectory.resolve("plan.json");
+        Path planFile = directory.resolve("plan.json");
         ThrowingCallable compile;
         switch (api) {
             case "COMPILE PLAN":

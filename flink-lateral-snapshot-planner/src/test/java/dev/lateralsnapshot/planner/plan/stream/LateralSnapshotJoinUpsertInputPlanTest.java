@@ -17,21 +17,21 @@ package dev.lateralsnapshot.planner.plan.stream;
 import dev.lateralsnapshot.planner.SnapshotTestEnvironments;
 import dev.lateralsnapshot.planner.plan.nodes.exec.stream.StreamExecLateralSnapshotJoin;
 import dev.lateralsnapshot.runtime.operators.join.snapshot.BuildSideLayout;
+import dev.lateralsnapshot.testutils.environments.TableEnvironmentExtension;
 
 import org.apache.flink.table.api.ExplainDetail;
 import org.apache.flink.table.api.TableEnvironment;
 
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-
-import java.nio.file.Path;
 
 import static dev.lateralsnapshot.planner.SnapshotTestEnvironments.execNodes;
 import static dev.lateralsnapshot.planner.SnapshotTestEnvironments.physicalPlan;
 import static dev.lateralsnapshot.planner.SnapshotTestEnvironments.planLines;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.RATES_COLUMNS;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.createTable;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -49,14 +49,9 @@ class LateralSnapshotJoinUpsertInputPlanTest {
     private static final String UPSERTING_BUILD_EXCHANGE =
             "+- Exchange(distribution=[hash[currency]], changelogMode=[I,UA,D])";
 
-    @TempDir Path buildDirectory;
-
-    private TableEnvironment env;
-
-    @BeforeEach
-    void createEnvironment() {
-        env = SnapshotTestEnvironments.streaming(buildDirectory);
-    }
+    @RegisterExtension
+    static final TableEnvironmentExtension ENVIRONMENT =
+            SnapshotTestEnvironments.streamingPerTest();
 
     @ParameterizedTest
     @ValueSource(
@@ -66,7 +61,7 @@ class LateralSnapshotJoinUpsertInputPlanTest {
                 "JOIN|r.rate > 1 AND r.currency <> 'X'",
                 "JOIN|(r.rate > 1 OR r.currency = 'A')"
             })
-    void filterOnANonKeyBuildColumnKeepsUpdateBefore(String joinAndFilter) {
+    void filterOnANonKeyBuildColumnKeepsUpdateBefore(String joinAndFilter, TableEnvironment env) {
         String[] parts = joinAndFilter.split("\\|");
         String query =
                 "SELECT o.order_id, r.rate FROM orders AS o "
@@ -76,7 +71,7 @@ class LateralSnapshotJoinUpsertInputPlanTest {
                         + " ON o.currency = r.currency AND "
                         + parts[1];
         String plan = physicalPlan(env, query, ExplainDetail.CHANGELOG_MODE);
-        assertRetractingBuildWithOneRowPerKey(query, plan);
+        assertRetractingBuildWithOneRowPerKey(env, query, plan);
         assertThat(planLines(plan, "Calc(select=[currency, rate, update_time], where=["))
                 .as("the filter below the join, in%n%s", plan)
                 .singleElement()
@@ -85,7 +80,7 @@ class LateralSnapshotJoinUpsertInputPlanTest {
     }
 
     @Test
-    void nonDeterminismCheckAcceptsTheRetractingBuildInput() {
+    void nonDeterminismCheckAcceptsTheRetractingBuildInput(TableEnvironment env) {
         env.getConfig().set("table.optimizer.non-deterministic-update.strategy", "TRY_RESOLVE");
         assertThat(
                         physicalPlan(
@@ -98,19 +93,19 @@ class LateralSnapshotJoinUpsertInputPlanTest {
     }
 
     @Test
-    void viewWithANonKeyFilterAsInput() {
+    void viewWithANonKeyFilterAsInput(TableEnvironment env) {
         env.executeSql("CREATE VIEW positive_rates AS SELECT * FROM rates_pk WHERE rate > 0");
         String query =
                 "SELECT o.order_id, r.rate FROM orders AS o JOIN LATERAL SNAPSHOT(input => TABLE"
                         + " positive_rates, on_time => DESCRIPTOR(update_time)) AS r"
                         + " ON o.currency = r.currency";
         String plan = physicalPlan(env, query, ExplainDetail.CHANGELOG_MODE);
-        assertRetractingBuildWithOneRowPerKey(query, plan);
+        assertRetractingBuildWithOneRowPerKey(env, query, plan);
         assertThat(plan).contains("where=[>(rate, 0)]");
     }
 
     @Test
-    void everyJoinWhoseBuildInputRefusesUpsertsKeepsUpdateBefore() {
+    void everyJoinWhoseBuildInputRefusesUpsertsKeepsUpdateBefore(TableEnvironment env) {
         env.executeSql("CREATE VIEW positive_rates AS SELECT * FROM rates_pk WHERE rate > 0");
         String query =
                 "SELECT o.order_id, r.rate, p.rate FROM orders AS o"
@@ -132,7 +127,7 @@ class LateralSnapshotJoinUpsertInputPlanTest {
     }
 
     @Test
-    void filterOnTheKeyColumnStaysAnUpsertChangelog() {
+    void filterOnTheKeyColumnStaysAnUpsertChangelog(TableEnvironment env) {
         // Every change of a key passes the filter or none does, so updates need no UPDATE_BEFORE.
         String query =
                 "SELECT o.order_id, r.rate FROM orders AS o JOIN LATERAL SNAPSHOT(input => TABLE"
@@ -144,18 +139,18 @@ class LateralSnapshotJoinUpsertInputPlanTest {
                 .as("plan%n%s", plan)
                 .containsExactly(UPSERTING_BUILD_EXCHANGE);
         assertThat(plan).contains("DropUpdateBefore(changelogMode=[I,UA,D])");
-        assertOneRowPerKey(query);
+        assertOneRowPerKey(env, query);
     }
 
     @Test
-    void upsertSourceWithANonKeyFilterIsNormalizedWithTheFilter() {
+    void upsertSourceWithANonKeyFilterIsNormalizedWithTheFilter(TableEnvironment env) {
         // Flink evaluates the filter in the ChangelogNormalize of an upsert source, which turns an
         // update that leaves the filter into a delete: the join gets an upsert changelog.
         env.executeSql(
-                "CREATE TABLE upsert_rates (currency STRING, rate DOUBLE,"
-                        + " update_time TIMESTAMP(3), WATERMARK FOR update_time AS update_time,"
-                        + " PRIMARY KEY (currency) NOT ENFORCED)"
-                        + " WITH ('connector' = 'values', 'changelog-mode' = 'I,UA,D')");
+                createTable(
+                        "upsert_rates",
+                        RATES_COLUMNS + ", PRIMARY KEY (currency) NOT ENFORCED",
+                        "'connector' = 'values', 'changelog-mode' = 'I,UA,D'"));
         String query =
                 "SELECT o.order_id, r.rate FROM orders AS o JOIN LATERAL SNAPSHOT(input => TABLE"
                         + " upsert_rates, on_time => DESCRIPTOR(update_time)) AS r"
@@ -168,7 +163,7 @@ class LateralSnapshotJoinUpsertInputPlanTest {
                 .contains(
                         "ChangelogNormalize(key=[currency], condition=[>(rate, 1)],"
                                 + " changelogMode=[I,UA,D])");
-        assertOneRowPerKey(query);
+        assertOneRowPerKey(env, query);
     }
 
     /**
@@ -177,13 +172,14 @@ class LateralSnapshotJoinUpsertInputPlanTest {
      * drops a retraction together with the row it retracts, so a retraction still refers to the one
      * row of its key.
      */
-    private void assertRetractingBuildWithOneRowPerKey(String query, String plan) {
+    private static void assertRetractingBuildWithOneRowPerKey(
+            TableEnvironment env, String query, String plan) {
         assertOneInsertOnlyJoin(plan);
         assertThat(planLines(plan, "+- Exchange("))
                 .as("plan%n%s", plan)
                 .containsExactly(RETRACTING_BUILD_EXCHANGE);
         assertThat(plan).doesNotContain("DropUpdateBefore");
-        assertOneRowPerKey(query);
+        assertOneRowPerKey(env, query);
     }
 
     /** The plan has one LATERAL SNAPSHOT join, and its output is insert-only. */
@@ -195,7 +191,7 @@ class LateralSnapshotJoinUpsertInputPlanTest {
     }
 
     /** The query's one join keeps one build row per key. */
-    private void assertOneRowPerKey(String query) {
+    private static void assertOneRowPerKey(TableEnvironment env, String query) {
         assertThat(execNodes(env, query))
                 .singleElement()
                 .extracting(StreamExecLateralSnapshotJoin::getBuildSideLayout)

@@ -15,15 +15,14 @@
 package dev.lateralsnapshot.planner.plan.nodes.physical.stream;
 
 import dev.lateralsnapshot.planner.SnapshotTestEnvironments;
+import dev.lateralsnapshot.testutils.environments.TableEnvironmentExtension;
 
 import org.apache.flink.table.api.ExplainDetail;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.TableException;
 
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
-import java.nio.file.Path;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static dev.lateralsnapshot.planner.SnapshotTestEnvironments.SECTION_1_QUERY;
 import static org.assertj.core.api.Assertions.assertThatCode;
@@ -32,11 +31,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /** The translation of {@link StreamPhysicalLateralSnapshotJoin} for compiled plans. */
 class StreamPhysicalLateralSnapshotJoinTest {
 
-    @TempDir Path buildDirectory;
+    @RegisterExtension
+    static final TableEnvironmentExtension ENVIRONMENT =
+            SnapshotTestEnvironments.streamingPerTest();
 
     @Test
-    void compilePlanTranslatesWithTheCompiledFlag() {
-        TableEnvironment env = SnapshotTestEnvironments.streaming(buildDirectory);
+    void compilePlanTranslatesWithTheCompiledFlag(TableEnvironment env) {
         assertThatThrownBy(() -> env.compilePlanSql("INSERT INTO out_print " + SECTION_1_QUERY))
                 .as(
                         "Flink no longer calls FlinkPhysicalRel#translateToExecNode(true) for"
