@@ -16,6 +16,7 @@ package dev.lateralsnapshot.tests.reliability;
 
 import dev.lateralsnapshot.LateralSnapshot;
 import dev.lateralsnapshot.testutils.connectors.Directories;
+import dev.lateralsnapshot.testutils.environments.TableEnvironmentExtension;
 import dev.lateralsnapshot.testutils.environments.TableEnvironments;
 
 import org.apache.flink.table.api.ApiExpression;
@@ -26,16 +27,14 @@ import org.apache.flink.table.api.TableException;
 import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.util.ExceptionUtils;
 
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -95,13 +94,20 @@ class UserErrorMessagesTest {
     private static final String LOAD_COMPLETED =
             "CAST(TIMESTAMP '2026-01-02 00:00:00' AS TIMESTAMP_LTZ(3))";
 
-    private Path directory;
+    /** One environment for the class, which {@link #keepEnvironment} asks for before any test. */
+    @RegisterExtension
+    static final TableEnvironmentExtension ENVIRONMENT =
+            new TableEnvironmentExtension(UserErrorMessagesTest::createEnvironment);
+
     private TableEnvironment env;
 
     @BeforeAll
-    void createEnvironment() throws IOException {
-        directory = Files.createTempDirectory("user-errors");
-        env = TableEnvironments.streaming();
+    void keepEnvironment(TableEnvironment env) {
+        this.env = env;
+    }
+
+    private static TableEnvironment createEnvironment(Path directory) {
+        TableEnvironment env = TableEnvironments.streaming();
         LateralSnapshot.install(env);
         String build = Directories.filesystem(directory, "debezium-json");
         env.executeSql(
@@ -125,11 +131,7 @@ class UserErrorMessagesTest {
         env.executeSql(
                 "CREATE VIEW rates_cast AS SELECT currency, rate,"
                         + " CAST(update_time AS TIMESTAMP(3)) AS update_time FROM rates");
-    }
-
-    @AfterAll
-    void deleteDirectory() throws IOException {
-        Files.delete(directory);
+        return env;
     }
 
     @ParameterizedTest(name = "{0}")
