@@ -52,14 +52,14 @@ import static org.apache.flink.table.api.Expressions.descriptor;
 import static org.apache.flink.table.api.Expressions.lit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
  * The LATERAL SNAPSHOT join in the Table API: {@code orders.join(snapshot, predicate)} and {@code
  * leftOuterJoin} with the snapshot table of {@code env.fromCall("SNAPSHOT", ...)} or of {@link
  * LateralSnapshot#snapshot}, compared with the SQL statement on the same tables ({@code
- * docs/lateral-snapshot-join.md}, "Table API"); the error of the {@code joinLateral} form; and the
- * ways to install it.
+ * docs/lateral-snapshot-join.md}, "Table API"), and the ways to install it. Its errors are asserted
+ * with those of SQL, in the tests of the code that raises them ({@code
+ * SnapshotProcessTableFunctionTest} has those of the Table API only).
  */
 class LateralSnapshotTableApiTest {
 
@@ -227,151 +227,6 @@ class LateralSnapshotTableApiTest {
         assertThat(sql).contains("Join(").doesNotContain("LateralSnapshotJoin");
         assertThat(physicalPlan(select(join(join).apply(ordersB, byName)))).isEqualTo(sql);
         assertThat(physicalPlan(select(join(join).apply(ordersB, built)))).isEqualTo(sql);
-    }
-
-    // ---- errors ----
-
-    @Test
-    void joinLateralShowsTheSupportedForm() {
-        Throwable inner =
-                catchThrowable(
-                        () ->
-                                orders.joinLateral(
-                                        call(
-                                                "SNAPSHOT",
-                                                rates.asArgument("input"),
-                                                descriptor("update_time").asArgument("on_time")),
-                                        $("currency").isEqual($("r_currency"))));
-        Throwable left =
-                catchThrowable(
-                        () ->
-                                orders.leftOuterJoinLateral(
-                                        call(
-                                                "SNAPSHOT",
-                                                rates.asArgument("input"),
-                                                descriptor("update_time").asArgument("on_time")),
-                                        $("currency").isEqual($("r_currency"))));
-
-        for (Throwable error : Arrays.asList(inner, left)) {
-            assertThat(error)
-                    .isInstanceOf(ValidationException.class)
-                    .hasNoCause()
-                    .hasMessageStartingWith(
-                            "LATERAL SNAPSHOT joins cannot be written with joinLateral(...) or"
-                                    + " leftOuterJoinLateral(...) on Flink 2.3: Flink cannot"
-                                    + " translate the table argument 'input' of a function joined"
-                                    + " with joinLateral, and leftOuterJoinLateral accepts no join"
-                                    + " predicate but TRUE.")
-                    .hasMessageContaining(
-                            "orders.join(LateralSnapshot.snapshot(rates).onTime(\"update_time\")"
-                                    + ".toTable(), $(\"currency\").isEqual($(\"r_currency\")))")
-                    .hasMessageContaining(
-                            "orders.join(env.fromCall(\"SNAPSHOT\", rates.asArgument(\"input\"),"
-                                    + " descriptor(\"update_time\").asArgument(\"on_time\")),")
-                    .hasMessageEndingWith(
-                            "For a LEFT join use leftOuterJoin(...) in place of join(...).");
-        }
-    }
-
-    @Test
-    void onTimeOfWrongTypeOrMissing() {
-        assertThat(catchThrowable(() -> LateralSnapshot.snapshot(rates).onTime("r_rate").toTable()))
-                .isInstanceOf(ValidationException.class)
-                .hasRootCauseMessage(
-                        "Argument 'on_time' of SNAPSHOT must reference a TIMESTAMP or"
-                                + " TIMESTAMP_LTZ column (up to precision 3), but column 'r_rate'"
-                                + " has type 'DOUBLE'.");
-        assertThat(catchThrowable(() -> LateralSnapshot.snapshot(rates).onTime("rate").toTable()))
-                .isInstanceOf(ValidationException.class)
-                .hasRootCauseMessage(
-                        "Argument 'on_time' of SNAPSHOT must reference a column of the input, but"
-                                + " column 'rate' does not exist. Available columns: r_currency,"
-                                + " r_rate, update_time.");
-    }
-
-    @Test
-    void onTimeWithoutWatermarkOrNotGiven(@TempDir Path directory) {
-        env.executeSql(
-                createTable(
-                        "rates_nowm_r",
-                        "r_currency STRING, r_rate DOUBLE, update_time TIMESTAMP(3)",
-                        Directories.filesystem(directory, "debezium-json")));
-        Table withoutWatermark =
-                LateralSnapshot.snapshot(env.from("rates_nowm_r")).onTime("update_time").toTable();
-        Table withoutOnTime = LateralSnapshot.snapshot(rates).toTable();
-
-        assertThatThrownBy(
-                        () ->
-                                orders.join(
-                                                withoutWatermark,
-                                                $("currency").isEqual($("r_currency")))
-                                        .explain())
-                .isInstanceOf(ValidationException.class)
-                .hasMessage(
-                        "Argument 'on_time' of SNAPSHOT must reference a rowtime attribute (a"
-                                + " column with a watermark), but column 'update_time' is not"
-                                + " one.");
-        assertThatThrownBy(
-                        () ->
-                                orders.join(withoutOnTime, $("currency").isEqual($("r_currency")))
-                                        .explain())
-                .isInstanceOf(ValidationException.class)
-                .hasMessage(
-                        "LATERAL SNAPSHOT requires the 'on_time' argument to identify the"
-                                + " build-side rowtime attribute.");
-    }
-
-    @Test
-    void intervalArgumentsAreNoNumbers() {
-        // A number would silently be milliseconds if Flink cast it to the interval.
-        assertThat(
-                        catchThrowable(
-                                () ->
-                                        env.fromCall(
-                                                "SNAPSHOT",
-                                                rates.asArgument("input"),
-                                                lit(10).asArgument("state_ttl"))))
-                .isInstanceOf(ValidationException.class)
-                .hasRootCauseMessage(
-                        "Invalid argument type at position 3. Data type INTERVAL DAY(2) TO"
-                                + " SECOND(3) expected but INT NOT NULL passed.");
-    }
-
-    @ParameterizedTest
-    @ValueSource(strings = {"rightOuterJoin", "fullOuterJoin"})
-    void rightAndFullJoin(String method) {
-        Table snapshot = LateralSnapshot.snapshot(rates).onTime("update_time").toTable();
-        Table joined =
-                method.equals("rightOuterJoin")
-                        ? orders.rightOuterJoin(snapshot, $("currency").isEqual($("r_currency")))
-                        : orders.fullOuterJoin(snapshot, $("currency").isEqual($("r_currency")));
-
-        assertThatThrownBy(joined::explain)
-                .isInstanceOf(ValidationException.class)
-                .hasMessage(
-                        "LATERAL SNAPSHOT join only supports INNER JOIN and LEFT OUTER JOIN, but"
-                                + " was "
-                                + (method.equals("rightOuterJoin") ? "RIGHT" : "FULL")
-                                + " JOIN.");
-    }
-
-    @Test
-    void snapshotOutsideTheBuildSideOfAJoin() {
-        Table snapshot = LateralSnapshot.snapshot(rates).onTime("update_time").toTable();
-
-        for (Table misplaced :
-                Arrays.asList(
-                        snapshot, snapshot.join(orders, $("currency").isEqual($("r_currency"))))) {
-            assertThatThrownBy(misplaced::explain)
-                    .isInstanceOf(ValidationException.class)
-                    .hasMessage(
-                            "The SNAPSHOT function can only be used as the build side (right-hand"
-                                    + " side) of a LATERAL join. For example:"
-                                    + " orders.join(LateralSnapshot.snapshot(rates)"
-                                    + ".onTime(\"update_time\").toTable(),"
-                                    + " $(\"currency\").isEqual($(\"r_currency\"))), or"
-                                    + " leftOuterJoin(...).");
-        }
     }
 
     // ---- installation ----

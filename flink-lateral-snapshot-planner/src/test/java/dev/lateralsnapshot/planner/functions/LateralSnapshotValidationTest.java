@@ -14,71 +14,54 @@
 
 package dev.lateralsnapshot.planner.functions;
 
+import dev.lateralsnapshot.LateralSnapshot;
 import dev.lateralsnapshot.planner.SnapshotTestEnvironments;
 import dev.lateralsnapshot.testutils.environments.TableEnvironmentExtension;
 
+import org.apache.flink.table.api.Table;
 import org.apache.flink.table.api.TableEnvironment;
-import org.apache.flink.table.api.TableException;
 import org.apache.flink.table.api.ValidationException;
 
-import org.apache.commons.lang3.exception.ExceptionUtils;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import java.nio.file.Path;
+import java.time.Duration;
 
-import static dev.lateralsnapshot.planner.SnapshotTestEnvironments.SECTION_1_QUERY;
+import static dev.lateralsnapshot.planner.PlanningErrors.assertRejected;
+import static dev.lateralsnapshot.planner.PlanningErrors.ordersJoining;
 import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.createTable;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
- * Every planning-time error of {@code docs/lateral-snapshot-join.md} ("Planning errors"), word for
- * word, with the statements of Flink 2.4's release-testing plan, and the errors for argument
- * mistakes. Each error must reach the user as a {@link ValidationException} (the non-determinism
- * check: a {@link TableException}) with the exact message somewhere in its cause chain, never as a
- * Calcite stack trace, an assertion error or a null pointer.
+ * The errors for mistakes in the arguments of {@code SNAPSHOT}, word for word: their syntax and
+ * types, which {@link SnapshotTableFunction} checks (for the Table API {@link
+ * SnapshotProcessTableFunction} checks {@code on_time} with the same messages), and their values,
+ * which {@link SnapshotArguments} folds (the builder of {@link LateralSnapshot} checks durations
+ * with the same message). Each error must reach the user as a {@link ValidationException} whose
+ * root cause has the exact message, never as a Calcite stack trace, an assertion error or a null
+ * pointer.
+ *
+ * <p>This is the one test of these messages' words; other tests may check that such a query fails
+ * and what the message names, not its text.
  */
 class LateralSnapshotValidationTest {
-
-    private static final String SNAPSHOT_RATES =
-            "SNAPSHOT(input => TABLE rates, on_time => DESCRIPTOR(update_time))";
 
     @RegisterExtension
     static final TableEnvironmentExtension ENVIRONMENT =
             SnapshotTestEnvironments.streamingPerTest();
 
-    // ---- the planning errors of the reference page ----
-
-    @Test
-    void onTimeWithoutWatermark(TableEnvironment env) {
-        assertRejected(
-                env,
-                fragment(
-                        "JOIN LATERAL SNAPSHOT(input => TABLE rates_nowm,"
-                                + " on_time => DESCRIPTOR(update_time)) AS r"),
-                "Argument 'on_time' of SNAPSHOT must reference a rowtime attribute (a column with"
-                        + " a watermark), but column 'update_time' is not one.");
-    }
-
-    @Test
-    void missingOnTimeInStreaming(TableEnvironment env) {
-        assertRejected(
-                env,
-                fragment("JOIN LATERAL SNAPSHOT(input => TABLE rates) AS r"),
-                "LATERAL SNAPSHOT requires the 'on_time' argument to identify the build-side"
-                        + " rowtime attribute.");
-    }
+    // ---- SQL ----
 
     @Test
     void onTimeOfWrongType(TableEnvironment env) {
         assertRejected(
                 env,
-                fragment(
+                ordersJoining(
                         "JOIN LATERAL SNAPSHOT(input => TABLE rates, on_time => DESCRIPTOR(rate))"
                                 + " AS r"),
                 "Argument 'on_time' of SNAPSHOT must reference a TIMESTAMP or TIMESTAMP_LTZ column"
@@ -86,62 +69,11 @@ class LateralSnapshotValidationTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"JOIN", "LEFT JOIN"})
-    void updatingProbeSide(String join, TableEnvironment env) {
-        // The plan selects o.order_id, which probe_agg does not have; c is its other column.
-        assertRejectedWithPrefix(
-                env,
-                "EXPLAIN SELECT o.currency, o.c FROM probe_agg AS o "
-                        + join
-                        + " LATERAL "
-                        + SNAPSHOT_RATES
-                        + " AS r ON o.currency = r.currency",
-                ValidationException.class,
-                "The probe (left) input of LATERAL SNAPSHOT join doesn't support consuming update"
-                        + " changes ");
-    }
-
-    @ParameterizedTest
-    @ValueSource(strings = {"RIGHT", "FULL"})
-    void rightAndFullJoin(String joinType, TableEnvironment env) {
-        assertRejected(
-                env,
-                fragment(joinType + " JOIN LATERAL " + SNAPSHOT_RATES + " AS r"),
-                "LATERAL SNAPSHOT join only supports INNER JOIN and LEFT OUTER JOIN, but was "
-                        + joinType
-                        + " JOIN.");
-    }
-
-    @ParameterizedTest
-    @ValueSource(
-            strings = {
-                "SELECT * FROM TABLE(" + SNAPSHOT_RATES + ")",
-                "SELECT * FROM LATERAL TABLE(" + SNAPSHOT_RATES + ") AS r",
-                "SELECT * FROM LATERAL TABLE("
-                        + SNAPSHOT_RATES
-                        + ") AS r JOIN orders AS o"
-                        + " ON o.currency = r.currency",
-                "SELECT * FROM orders WHERE currency IN (SELECT currency FROM TABLE("
-                        + SNAPSHOT_RATES
-                        + "))",
-                "SELECT " + SNAPSHOT_RATES + " FROM orders",
-                "SELECT order_id FROM orders WHERE " + SNAPSHOT_RATES + " IS NOT NULL"
-            })
-    void snapshotOutsideTheBuildSideOfALateralJoin(String query, TableEnvironment env) {
-        assertRejectedWithPrefix(
-                env,
-                query,
-                ValidationException.class,
-                "The SNAPSHOT function can only be used as the build side (right-hand side) of a"
-                        + " LATERAL join. ");
-    }
-
-    @ParameterizedTest
     @ValueSource(strings = {"PARTITION BY currency", "ORDER BY update_time"})
     void inputWithPartitionOrOrder(String clause, TableEnvironment env) {
         assertRejected(
                 env,
-                fragment(
+                ordersJoining(
                         "JOIN LATERAL SNAPSHOT(input => TABLE rates "
                                 + clause
                                 + ", on_time => DESCRIPTOR(update_time)) AS r"),
@@ -151,58 +83,10 @@ class LateralSnapshotValidationTest {
     }
 
     @Test
-    void nonDeterministicBuildColumnWithTryResolve(TableEnvironment env) {
-        env.getConfig().set("table.optimizer.non-deterministic-update.strategy", "TRY_RESOLVE");
-        assertRejectedWithPrefix(
-                env,
-                "EXPLAIN SELECT o.order_id, r.rate, r.r FROM orders AS o"
-                        + " JOIN LATERAL SNAPSHOT(input => TABLE rates_rand,"
-                        + " on_time => DESCRIPTOR(update_time)) AS r ON o.currency = r.currency",
-                TableException.class,
-                "The column(s): r(generated by non-deterministic function: RAND ) can not satisfy"
-                        + " the determinism requirement ");
-    }
-
-    @Test
-    void nonDeterministicBuildColumnIsAcceptedWhenIgnored(TableEnvironment env) {
-        assertThatCode(
-                        () ->
-                                env.explainSql(
-                                        "SELECT o.order_id, r.rate, r.r FROM orders AS o"
-                                                + " JOIN LATERAL SNAPSHOT(input => TABLE"
-                                                + " rates_rand, on_time =>"
-                                                + " DESCRIPTOR(update_time)) AS r"
-                                                + " ON o.currency = r.currency"))
-                .doesNotThrowAnyException();
-    }
-
-    @Test
-    void nonDeterministicBuildColumnIsAcceptedWithTryResolveWhenNotSelected(TableEnvironment env) {
-        env.getConfig().set("table.optimizer.non-deterministic-update.strategy", "TRY_RESOLVE");
-        assertThatCode(
-                        () ->
-                                env.explainSql(
-                                        "SELECT o.order_id, r.rate FROM orders AS o"
-                                                + " JOIN LATERAL SNAPSHOT(input => TABLE"
-                                                + " rates_rand, on_time =>"
-                                                + " DESCRIPTOR(update_time)) AS r"
-                                                + " ON o.currency = r.currency"))
-                .doesNotThrowAnyException();
-    }
-
-    @Test
-    void validQueriesOfTheSameSectionPass(TableEnvironment env) {
-        env.getConfig().set("table.optimizer.non-deterministic-update.strategy", "TRY_RESOLVE");
-        assertThatCode(() -> env.explainSql(SECTION_1_QUERY)).doesNotThrowAnyException();
-    }
-
-    // ---- argument mistakes ----
-
-    @Test
     void unknownArgumentName(TableEnvironment env) {
         assertRejected(
                 env,
-                fragment(
+                ordersJoining(
                         "JOIN LATERAL SNAPSHOT(input => TABLE rates,"
                                 + " on_time => DESCRIPTOR(update_time), ttl => INTERVAL '1' HOUR)"
                                 + " AS r"),
@@ -214,7 +98,7 @@ class LateralSnapshotValidationTest {
     void argumentNamesAreCaseSensitiveLikeColumnNames(TableEnvironment env) {
         assertRejected(
                 env,
-                fragment(
+                ordersJoining(
                         "JOIN LATERAL SNAPSHOT(INPUT => TABLE rates,"
                                 + " on_time => DESCRIPTOR(update_time)) AS r"),
                 "Unknown argument 'INPUT' of SNAPSHOT. Supported arguments are: input, on_time,"
@@ -225,7 +109,7 @@ class LateralSnapshotValidationTest {
     void argumentGivenTwice(TableEnvironment env) {
         assertRejected(
                 env,
-                fragment(
+                ordersJoining(
                         "JOIN LATERAL SNAPSHOT(input => TABLE rates,"
                                 + " on_time => DESCRIPTOR(update_time),"
                                 + " on_time => DESCRIPTOR(update_time)) AS r"),
@@ -236,27 +120,31 @@ class LateralSnapshotValidationTest {
     void missingInput(TableEnvironment env) {
         assertRejected(
                 env,
-                fragment("JOIN LATERAL SNAPSHOT(on_time => DESCRIPTOR(update_time)) AS r"),
+                ordersJoining("JOIN LATERAL SNAPSHOT(on_time => DESCRIPTOR(update_time)) AS r"),
                 "SNAPSHOT requires the 'input' argument, the build-side table, for example"
                         + " 'input => TABLE rates'.");
     }
 
-    @Test
-    void inputThatIsNotATable(TableEnvironment env) {
+    @ParameterizedTest
+    @ValueSource(strings = {"rates", "1"})
+    void inputThatIsNotATable(String input, TableEnvironment env) {
         assertRejected(
                 env,
-                fragment(
-                        "JOIN LATERAL SNAPSHOT(input => rates, on_time => DESCRIPTOR(update_time))"
-                                + " AS r"),
+                ordersJoining(
+                        "JOIN LATERAL SNAPSHOT(input => "
+                                + input
+                                + ", on_time => DESCRIPTOR(update_time)) AS r"),
                 "Argument 'input' of SNAPSHOT must be a table, for example 'input => TABLE"
-                        + " rates', but was 'rates'.");
+                        + " rates', but was '"
+                        + input
+                        + "'.");
     }
 
     @Test
     void onTimeNamingAMissingColumn(TableEnvironment env) {
         assertRejected(
                 env,
-                fragment(
+                ordersJoining(
                         "JOIN LATERAL SNAPSHOT(input => TABLE rates,"
                                 + " on_time => DESCRIPTOR(updated)) AS r"),
                 "Argument 'on_time' of SNAPSHOT must reference a column of the input, but column"
@@ -268,7 +156,7 @@ class LateralSnapshotValidationTest {
     void onTimeThatIsNotADescriptor(TableEnvironment env) {
         assertRejected(
                 env,
-                fragment(
+                ordersJoining(
                         "JOIN LATERAL SNAPSHOT(input => TABLE rates, on_time => 'update_time')"
                                 + " AS r"),
                 "Argument 'on_time' of SNAPSHOT must be a DESCRIPTOR of one column, for example"
@@ -284,7 +172,7 @@ class LateralSnapshotValidationTest {
                         "'connector' = 'datagen'"));
         assertRejected(
                 env,
-                fragment(
+                ordersJoining(
                         "JOIN LATERAL SNAPSHOT(input => TABLE rates_micros,"
                                 + " on_time => DESCRIPTOR(update_time)) AS r"),
                 "Argument 'on_time' of SNAPSHOT must reference a TIMESTAMP or TIMESTAMP_LTZ column"
@@ -296,7 +184,7 @@ class LateralSnapshotValidationTest {
     void intervalOfWrongType(TableEnvironment env) {
         assertRejected(
                 env,
-                fragment(
+                ordersJoining(
                         "JOIN LATERAL SNAPSHOT(input => TABLE rates,"
                                 + " on_time => DESCRIPTOR(update_time), state_ttl => 3600) AS r"),
                 "Argument 'state_ttl' of SNAPSHOT must be a constant day-time INTERVAL, for"
@@ -307,7 +195,7 @@ class LateralSnapshotValidationTest {
     void yearMonthInterval(TableEnvironment env) {
         assertRejected(
                 env,
-                fragment(
+                ordersJoining(
                         "JOIN LATERAL SNAPSHOT(input => TABLE rates,"
                                 + " on_time => DESCRIPTOR(update_time),"
                                 + " load_completed_idle_timeout => INTERVAL '1' MONTH) AS r"),
@@ -316,36 +204,49 @@ class LateralSnapshotValidationTest {
                         + " 'INTERVAL MONTH NOT NULL'.");
     }
 
-    @Test
-    void loadCompletedTimeOfWrongType(TableEnvironment env) {
+    @ParameterizedTest
+    @CsvSource(
+            delimiter = '|',
+            quoteCharacter = '"',
+            value = {
+                "TIMESTAMP '2026-01-02 00:00:00'|TIMESTAMP(0) NOT NULL",
+                "'2026-01-02 00:00:00'|CHAR(19) NOT NULL"
+            })
+    void loadCompletedTimeOfWrongType(String time, String type, TableEnvironment env) {
         assertRejected(
                 env,
-                fragment(
-                        "JOIN LATERAL SNAPSHOT(input => TABLE rates,"
-                                + " on_time => DESCRIPTOR(update_time),"
-                                + " load_completed_time => TIMESTAMP '2026-01-02 00:00:00') AS r"),
+                ratesWith("load_completed_time", time),
                 "Argument 'load_completed_time' of SNAPSHOT must be a constant TIMESTAMP_LTZ(3)"
                         + " expression, for example CAST(TIMESTAMP '2026-01-02 00:00:00' AS"
-                        + " TIMESTAMP_LTZ(3)), but has type 'TIMESTAMP(0) NOT NULL'.");
+                        + " TIMESTAMP_LTZ(3)), but has type '"
+                        + type
+                        + "'.");
     }
 
-    @Test
-    void nonConstantInterval(TableEnvironment env) {
+    @ParameterizedTest
+    @CsvSource(
+            delimiter = '|',
+            quoteCharacter = '"',
+            value = {
+                "state_ttl|INTERVAL '1' SECOND * o.order_id",
+                "load_completed_idle_timeout|INTERVAL '1' SECOND * o.order_id",
+                "load_completed_time|CAST(o.ts AS TIMESTAMP_LTZ(3))"
+            })
+    void argumentFromAProbeColumn(String argument, String value, TableEnvironment env) {
         assertRejected(
                 env,
-                fragment(
-                        "JOIN LATERAL SNAPSHOT(input => TABLE rates,"
-                                + " on_time => DESCRIPTOR(update_time),"
-                                + " state_ttl => INTERVAL '1' SECOND * o.order_id) AS r"),
-                "Argument 'state_ttl' of SNAPSHOT must be a constant expression: it may not"
-                        + " refer to a column or call a non-deterministic function.");
+                ratesWith(argument, value),
+                "Argument '"
+                        + argument
+                        + "' of SNAPSHOT must be a constant expression: it may not refer to a"
+                        + " column or call a non-deterministic function.");
     }
 
     @Test
     void nonDeterministicInterval(TableEnvironment env) {
         assertRejected(
                 env,
-                fragment(
+                ordersJoining(
                         "JOIN LATERAL SNAPSHOT(input => TABLE rates,"
                                 + " on_time => DESCRIPTOR(update_time),"
                                 + " load_completed_idle_timeout => INTERVAL '1' SECOND"
@@ -359,7 +260,7 @@ class LateralSnapshotValidationTest {
     void negativeInterval(TableEnvironment env) {
         assertRejected(
                 env,
-                fragment(
+                ordersJoining(
                         "JOIN LATERAL SNAPSHOT(input => TABLE rates,"
                                 + " on_time => DESCRIPTOR(update_time),"
                                 + " state_ttl => INTERVAL '-1' SECOND) AS r"),
@@ -370,7 +271,7 @@ class LateralSnapshotValidationTest {
     void negativeComputedInterval(TableEnvironment env) {
         assertRejected(
                 env,
-                fragment(
+                ordersJoining(
                         "JOIN LATERAL SNAPSHOT(input => TABLE rates,"
                                 + " on_time => DESCRIPTOR(update_time),"
                                 + " load_completed_idle_timeout => INTERVAL '1' SECOND"
@@ -380,78 +281,70 @@ class LateralSnapshotValidationTest {
     }
 
     @Test
+    void nullArguments(TableEnvironment env) {
+        assertRejected(
+                env,
+                ratesWith("load_completed_idle_timeout", "CAST(NULL AS INTERVAL SECOND)"),
+                "Argument 'load_completed_idle_timeout' of SNAPSHOT must not be NULL.");
+        assertRejected(
+                env,
+                ratesWith("load_completed_time", "CAST(NULL AS TIMESTAMP_LTZ(3))"),
+                "Argument 'load_completed_time' of SNAPSHOT must not be NULL.");
+    }
+
+    @Test
     void namedAndPositionalArgumentsMixed(TableEnvironment env) {
         assertRejected(
                 env,
-                fragment(
+                ordersJoining(
                         "JOIN LATERAL SNAPSHOT(TABLE rates, on_time => DESCRIPTOR(update_time))"
                                 + " AS r"),
                 "The arguments of SNAPSHOT must either all be named or all be positional, but"
                         + " argument 1 is positional.");
     }
 
+    // ---- the Table API ----
+
     @Test
-    void errorsOfTheBatchModeToo(@TempDir Path directory) {
-        TableEnvironment batch = SnapshotTestEnvironments.batch(directory, directory);
-        Throwable error =
-                catchThrowable(
-                        () ->
-                                batch.explainSql(
-                                        "SELECT * FROM orders_b AS o RIGHT JOIN LATERAL"
-                                                + " SNAPSHOT(input => TABLE rates_b) AS r"
-                                                + " ON o.currency = r.currency"));
-        assertMessageInChain(
-                error,
-                ValidationException.class,
-                "LATERAL SNAPSHOT join only supports INNER JOIN and LEFT OUTER JOIN, but was"
-                        + " RIGHT JOIN.",
-                false);
+    void onTimeOfWrongTypeOrMissing(TableEnvironment env) {
+        Table rates = env.from("rates_r");
+        assertThat(catchThrowable(() -> LateralSnapshot.snapshot(rates).onTime("r_rate").toTable()))
+                .isInstanceOf(ValidationException.class)
+                .hasRootCauseMessage(
+                        "Argument 'on_time' of SNAPSHOT must reference a TIMESTAMP or"
+                                + " TIMESTAMP_LTZ column (up to precision 3), but column 'r_rate'"
+                                + " has type 'DOUBLE'.");
+        assertThat(catchThrowable(() -> LateralSnapshot.snapshot(rates).onTime("rate").toTable()))
+                .isInstanceOf(ValidationException.class)
+                .hasRootCauseMessage(
+                        "Argument 'on_time' of SNAPSHOT must reference a column of the input, but"
+                                + " column 'rate' does not exist. Available columns: r_currency,"
+                                + " r_rate, update_time.");
     }
 
-    // ---- helpers ----
-
-    /** The full statement of the release-testing plan's errors, for a fragment of its table. */
-    private static String fragment(String fragment) {
-        return "EXPLAIN SELECT o.order_id FROM orders AS o "
-                + fragment
-                + " ON o.currency = r.currency";
+    @Test
+    void builderRejectsNegativeDurations(TableEnvironment env) {
+        LateralSnapshot.Builder builder = LateralSnapshot.snapshot(env.from("rates_r"));
+        assertThatThrownBy(() -> builder.loadCompletedIdleTimeout(Duration.ofSeconds(-1)))
+                .isInstanceOf(ValidationException.class)
+                .hasNoCause()
+                .hasMessage(
+                        "Argument 'load_completed_idle_timeout' of SNAPSHOT must not be negative,"
+                                + " but was -1000 ms.");
+        assertThatThrownBy(() -> builder.stateTtl(Duration.ofHours(-1)))
+                .isInstanceOf(ValidationException.class)
+                .hasNoCause()
+                .hasMessage(
+                        "Argument 'state_ttl' of SNAPSHOT must not be negative, but was -3600000 ms.");
     }
 
-    private static void assertRejected(TableEnvironment env, String statement, String message) {
-        assertMessageInChain(
-                catchThrowable(() -> env.executeSql(statement)),
-                ValidationException.class,
-                message,
-                false);
-    }
-
-    private static void assertRejectedWithPrefix(
-            TableEnvironment env,
-            String statement,
-            Class<? extends Throwable> type,
-            String messagePrefix) {
-        assertMessageInChain(
-                catchThrowable(() -> env.executeSql(statement)), type, messagePrefix, true);
-    }
-
-    /**
-     * The message must be the root cause's: the SQL Client shows a failed statement's root cause
-     * only, so a message of ours wrapped around another exception would never reach the user.
-     */
-    private static void assertMessageInChain(
-            Throwable error, Class<? extends Throwable> type, String message, boolean prefix) {
-        assertThat(error)
-                .as("the statement must fail")
-                .isNotNull()
-                .isInstanceOfAny(ValidationException.class, TableException.class);
-        Throwable rootCause = ExceptionUtils.getRootCause(error);
-        if (prefix) {
-            assertThat(rootCause)
-                    .as("root cause")
-                    .isInstanceOf(type)
-                    .hasMessageStartingWith(message);
-        } else {
-            assertThat(rootCause).as("root cause").isInstanceOf(type).hasMessage(message);
-        }
+    /** The statement of {@code ordersJoining} with rates, its {@code on_time} and one argument. */
+    private static String ratesWith(String argument, String value) {
+        return ordersJoining(
+                "JOIN LATERAL SNAPSHOT(input => TABLE rates, on_time => DESCRIPTOR(update_time), "
+                        + argument
+                        + " => "
+                        + value
+                        + ") AS r");
     }
 }

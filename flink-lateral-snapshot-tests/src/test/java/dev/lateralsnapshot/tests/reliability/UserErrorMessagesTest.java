@@ -67,6 +67,12 @@ import static org.assertj.core.api.Assertions.catchThrowable;
  * trace), neither in the exception nor in its root cause, which the SQL Client prints. No cause is
  * a {@link NullPointerException} or an {@link AssertionError}: those are bugs that happen to stop
  * the query.
+ *
+ * <p>These are properties of every message, not its words: the words of the join's messages are
+ * asserted once each, in the planner's test of the code that raises them (for example {@code
+ * LateralSnapshotValidationTest} for the arguments, {@code LateralSnapshotJoinCaptureRuleTest} for
+ * the join), for the same kinds of query as here. Only Flink's messages for mistakes it reports in
+ * any query ({@link #mistakesFlinkReportsKeepFlinksMessage}) are checked here alone.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class UserErrorMessagesTest {
@@ -153,7 +159,8 @@ class UserErrorMessagesTest {
                     .as("%s: shown to the user, no expression as Calcite prints it", mistake)
                     .doesNotContainPattern(PLANNER_EXPRESSION);
         }
-        // Actionable: the message names what is wrong.
+        // Actionable: the message names the culprit, what the query got wrong (an argument, a
+        // column, a type, a join type, SNAPSHOT itself, the function or the plan node at fault).
         assertThat(error.getMessage() + "\n" + rootMessage).as(mistake).contains(named);
     }
 
@@ -201,7 +208,7 @@ class UserErrorMessagesTest {
                 "on_time without watermark",
                 "JOIN LATERAL SNAPSHOT(input => TABLE rates_nowm, on_time =>"
                         + " DESCRIPTOR(update_time)) AS r",
-                "rowtime attribute");
+                "'update_time'");
         sql(
                 queries,
                 "no on_time in streaming",
@@ -232,7 +239,7 @@ class UserErrorMessagesTest {
                 queries,
                 "on_time as a string",
                 "JOIN LATERAL SNAPSHOT(input => TABLE rates, on_time => 'update_time') AS r",
-                "DESCRIPTOR");
+                "'update_time'");
         sql(
                 queries,
                 "on_time with two columns",
@@ -244,7 +251,7 @@ class UserErrorMessagesTest {
                 "on_time of a view that lost the time attribute",
                 "JOIN LATERAL SNAPSHOT(input => TABLE rates_cast, on_time =>"
                         + " DESCRIPTOR(update_time)) AS r",
-                "rowtime attribute");
+                "'update_time'");
         sql(
                 queries,
                 "unknown argument",
@@ -275,7 +282,7 @@ class UserErrorMessagesTest {
                 queries,
                 "argument given twice",
                 "JOIN LATERAL SNAPSHOT(" + RATES + ", on_time => DESCRIPTOR(update_time)) AS r",
-                "more than once");
+                "'on_time'");
         sql(
                 queries,
                 "no input",
@@ -285,12 +292,12 @@ class UserErrorMessagesTest {
                 queries,
                 "input without TABLE",
                 "JOIN LATERAL SNAPSHOT(input => rates, on_time => DESCRIPTOR(update_time)) AS r",
-                "must be a table");
+                "'rates'");
         sql(
                 queries,
                 "input of a number",
                 "JOIN LATERAL SNAPSHOT(input => 1, on_time => DESCRIPTOR(update_time)) AS r",
-                "must be a table");
+                "'1'");
         sql(
                 queries,
                 "input partitioned",
@@ -301,7 +308,7 @@ class UserErrorMessagesTest {
                 queries,
                 "named and positional arguments",
                 "JOIN LATERAL SNAPSHOT(TABLE rates, on_time => DESCRIPTOR(update_time)) AS r",
-                "positional");
+                "argument 1");
         sql(
                 queries,
                 "state_ttl of a number",
@@ -316,7 +323,7 @@ class UserErrorMessagesTest {
                 queries,
                 "negative state_ttl",
                 "JOIN LATERAL SNAPSHOT(" + RATES + ", state_ttl => INTERVAL '-1' SECOND) AS r",
-                "negative");
+                "'state_ttl'");
         sql(
                 queries,
                 "idle timeout of months",
@@ -330,7 +337,7 @@ class UserErrorMessagesTest {
                 "JOIN LATERAL SNAPSHOT("
                         + RATES
                         + ", load_completed_idle_timeout => INTERVAL '1' SECOND * o.order_id) AS r",
-                "constant");
+                "'load_completed_idle_timeout'");
         sql(
                 queries,
                 "idle timeout from RAND()",
@@ -338,7 +345,7 @@ class UserErrorMessagesTest {
                         + RATES
                         + ", load_completed_idle_timeout => INTERVAL '1' SECOND * CAST(RAND() * 10"
                         + " AS INT)) AS r",
-                "constant");
+                "'load_completed_idle_timeout'");
         sql(
                 queries,
                 "negative computed idle timeout",
@@ -346,42 +353,42 @@ class UserErrorMessagesTest {
                         + RATES
                         + ", load_completed_idle_timeout => INTERVAL '1' SECOND - INTERVAL '1'"
                         + " MINUTE) AS r",
-                "negative");
+                "'load_completed_idle_timeout'");
         sql(
                 queries,
                 "NULL idle timeout",
                 "JOIN LATERAL SNAPSHOT("
                         + RATES
                         + ", load_completed_idle_timeout => CAST(NULL AS INTERVAL SECOND)) AS r",
-                "NULL");
+                "'load_completed_idle_timeout'");
         sql(
                 queries,
                 "load_completed_time without time zone",
                 "JOIN LATERAL SNAPSHOT("
                         + RATES
                         + ", load_completed_time => TIMESTAMP '2026-01-02 00:00:00') AS r",
-                "TIMESTAMP_LTZ(3)");
+                "'load_completed_time'");
         sql(
                 queries,
                 "load_completed_time of a string",
                 "JOIN LATERAL SNAPSHOT("
                         + RATES
                         + ", load_completed_time => '2026-01-02 00:00:00') AS r",
-                "TIMESTAMP_LTZ(3)");
+                "'load_completed_time'");
         sql(
                 queries,
                 "load_completed_time from a probe column",
                 "JOIN LATERAL SNAPSHOT("
                         + RATES
                         + ", load_completed_time => CAST(o.ts AS TIMESTAMP_LTZ(3))) AS r",
-                "constant");
+                "'load_completed_time'");
         sql(
                 queries,
                 "NULL load_completed_time",
                 "JOIN LATERAL SNAPSHOT("
                         + RATES
                         + ", load_completed_time => CAST(NULL AS TIMESTAMP_LTZ(3))) AS r",
-                "NULL");
+                "'load_completed_time'");
 
         // ---- SQL: the join ----
         sql(queries, "RIGHT JOIN", "RIGHT JOIN LATERAL SNAPSHOT(" + RATES + ") AS r", "RIGHT JOIN");
@@ -392,19 +399,19 @@ class UserErrorMessagesTest {
                 "EXPLAIN SELECT o.currency FROM probe_agg AS o JOIN LATERAL SNAPSHOT("
                         + RATES
                         + ") AS r ON o.currency = r.currency",
-                "update changes");
+                "GroupAggregate");
         statement(
                 queries,
                 "updating probe side, LEFT JOIN",
                 "EXPLAIN SELECT o.currency FROM probe_agg AS o LEFT JOIN LATERAL SNAPSHOT("
                         + RATES
                         + ") AS r ON o.currency = r.currency",
-                "update changes");
+                "GroupAggregate");
         tableApi(
                 queries,
                 "non-deterministic build column with TRY_RESOLVE",
                 UserErrorMessagesTest::nonDeterministicBuildColumn,
-                "determinism");
+                "RAND");
         tableApi(
                 queries,
                 "batch mode, RIGHT JOIN",
@@ -416,14 +423,14 @@ class UserErrorMessagesTest {
                 queries,
                 "SNAPSHOT on its own",
                 "EXPLAIN SELECT * FROM TABLE(SNAPSHOT(" + RATES + "))",
-                "build side");
+                "SNAPSHOT");
         statement(
                 queries,
                 "SNAPSHOT as the probe side",
                 "EXPLAIN SELECT * FROM LATERAL TABLE(SNAPSHOT("
                         + RATES
                         + ")) AS r JOIN orders AS o ON o.currency = r.currency",
-                "build side");
+                "SNAPSHOT");
         statement(
                 queries,
                 "SNAPSHOT in a subquery",
@@ -431,14 +438,14 @@ class UserErrorMessagesTest {
                         + " TABLE(SNAPSHOT("
                         + RATES
                         + ")))",
-                "build side");
+                "SNAPSHOT");
         statement(
                 queries,
                 "SNAPSHOT in EXISTS",
                 "EXPLAIN SELECT * FROM orders AS o WHERE EXISTS (SELECT 1 FROM TABLE(SNAPSHOT("
                         + RATES
                         + ")) AS r WHERE r.currency = o.currency)",
-                "build side");
+                "SNAPSHOT");
         statement(
                 queries,
                 "SNAPSHOT as a scalar function",
@@ -486,7 +493,7 @@ class UserErrorMessagesTest {
                                                                 + " FROM rates"))
                                         .onTime("update_time")
                                         .toTable()),
-                "rowtime attribute");
+                "'update_time'");
         tableApi(
                 queries,
                 "builder with a negative idle timeout",
@@ -497,7 +504,7 @@ class UserErrorMessagesTest {
                                         .onTime("update_time")
                                         .loadCompletedIdleTimeout(Duration.ofSeconds(-1))
                                         .toTable()),
-                "negative");
+                "'load_completed_idle_timeout'");
         tableApi(
                 queries,
                 "builder with a negative state TTL",
@@ -508,7 +515,7 @@ class UserErrorMessagesTest {
                                         .onTime("update_time")
                                         .stateTtl(Duration.ofHours(-1))
                                         .toTable()),
-                "negative");
+                "'state_ttl'");
         tableApi(
                 queries,
                 "builder, RIGHT JOIN",
@@ -527,7 +534,7 @@ class UserErrorMessagesTest {
                                         snapshot(env), $("currency").isEqual($("r_currency")))
                                 .explain(),
                 "FULL JOIN");
-        tableApi(queries, "builder table on its own", env -> snapshot(env).explain(), "build side");
+        tableApi(queries, "builder table on its own", env -> snapshot(env).explain(), "SNAPSHOT");
         tableApi(
                 queries,
                 "builder table as the probe side",
@@ -535,7 +542,7 @@ class UserErrorMessagesTest {
                         snapshot(env)
                                 .join(env.from("orders"), $("currency").isEqual($("r_currency")))
                                 .explain(),
-                "build side");
+                "SNAPSHOT");
         tableApi(
                 queries,
                 "builder with an updating probe side",
@@ -543,7 +550,7 @@ class UserErrorMessagesTest {
                         env.sqlQuery("SELECT currency, COUNT(*) AS c FROM orders GROUP BY currency")
                                 .join(snapshot(env), $("currency").isEqual($("r_currency")))
                                 .explain(),
-                "update changes");
+                "GroupAggregate");
         tableApi(
                 queries,
                 "joinLateral(call(\"SNAPSHOT\", ...))",

@@ -22,9 +22,7 @@ import dev.lateralsnapshot.testutils.environments.TableEnvironmentExtension;
 
 import org.apache.flink.table.api.ExplainDetail;
 import org.apache.flink.table.api.TableEnvironment;
-import org.apache.flink.table.api.TableException;
 
-import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -44,7 +42,6 @@ import static dev.lateralsnapshot.planner.SnapshotTestEnvironments.planLines;
 import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.RATES_COLUMNS;
 import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.createTable;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** Streaming plans of LATERAL SNAPSHOT joins: syntax, exchanges, changelog modes, arguments. */
 class LateralSnapshotJoinPlanTest {
@@ -418,47 +415,5 @@ class LateralSnapshotJoinPlanTest {
                 .singleElement()
                 .extracting(StreamExecLateralSnapshotJoin::getBuildSideLayout)
                 .isEqualTo(BuildSideLayout.MULTISET);
-    }
-
-    // ---- compiled plans ----
-
-    @ParameterizedTest
-    @ValueSource(strings = {"COMPILE PLAN", "compilePlanSql", "TablePipeline", "StatementSet"})
-    void compiledPlansAreRejected(String api, TableEnvironment env, @TempDir Path directory) {
-        String insert = "INSERT INTO out_print " + SnapshotTestEnvironments.SECTION_1_QUERY;
-        Path planFile = directory.resolve("plan.json");
-        ThrowingCallable compile;
-        switch (api) {
-            case "COMPILE PLAN":
-                compile = () -> env.executeSql("COMPILE PLAN '" + planFile + "' FOR " + insert);
-                break;
-            case "compilePlanSql":
-                compile = () -> env.compilePlanSql(insert);
-                break;
-            case "TablePipeline":
-                compile =
-                        () ->
-                                env.sqlQuery(SnapshotTestEnvironments.SECTION_1_QUERY)
-                                        .insertInto("out_print")
-                                        .compilePlan();
-                break;
-            default:
-                compile = () -> env.createStatementSet().addInsertSql(insert).compilePlan();
-        }
-
-        assertThatThrownBy(compile)
-                .isInstanceOf(TableException.class)
-                .hasMessage(
-                        "Compiled plans (COMPILE PLAN, TablePipeline#compilePlan,"
-                                + " StatementSet#compilePlan) are not supported for LATERAL"
-                                + " SNAPSHOT joins on Flink 2.3: EXECUTE PLAN can only load"
-                                + " Flink's own exec nodes, so the plan could never run. Submit"
-                                + " the statement itself instead (for example INSERT INTO ..."
-                                + " SELECT ... JOIN LATERAL SNAPSHOT(...), or"
-                                + " TablePipeline#execute()). Its state is kept in checkpoints"
-                                + " and savepoints like that of any other job: stop it with a"
-                                + " savepoint and submit the same statement with"
-                                + " 'execution.state-recovery.path' to resume.");
-        assertThat(planFile).doesNotExist();
     }
 }
