@@ -47,6 +47,7 @@ import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.ORDERS_COLUMNS
 import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.PROBE_AGG_QUERY;
 import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.RATES_COLUMNS;
 import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.RATES_COLUMNS_WITHOUT_WATERMARK;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.RATES_PK_COLUMNS;
 import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.RATES_RAND_QUERY;
 import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.createTable;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -123,11 +124,7 @@ public final class SnapshotTestEnvironments {
                 Directories.filesystem(buildDirectory, "debezium-json")
                         + ", 'source.monitor-interval' = '2s'";
         env.executeSql(createTable("rates", RATES_COLUMNS, build));
-        env.executeSql(
-                createTable(
-                        "rates_pk",
-                        RATES_COLUMNS + ", PRIMARY KEY (currency) NOT ENFORCED",
-                        build));
+        env.executeSql(createTable("rates_pk", RATES_PK_COLUMNS, build));
         env.executeSql(createTable("rates_nowm", RATES_COLUMNS_WITHOUT_WATERMARK, build));
         env.executeSql(createTable("orders", ORDERS_COLUMNS, ONE_ORDER_PER_SECOND));
         env.executeSql(createTable("out_print", ENRICHED_COLUMNS, "'connector' = 'blackhole'"));

@@ -47,6 +47,7 @@ import static dev.lateralsnapshot.testutils.tables.RateChanges.update;
 import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.BATCH_ORDERS_CSV;
 import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.BATCH_RATES_CSV;
 import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.RATES_COLUMNS;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.RATES_PK_COLUMNS;
 import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.createTable;
 import static org.apache.flink.table.api.Expressions.$;
 import static org.apache.flink.table.api.Expressions.descriptor;
@@ -99,11 +100,7 @@ class LateralSnapshotJoinMiniClusterTest {
         LateralSnapshot.install(env);
         String changes = Directories.filesystem(build, "debezium-json");
         env.executeSql(createTable("rates", RATES_COLUMNS, changes));
-        env.executeSql(
-                createTable(
-                        "rates_pk",
-                        RATES_COLUMNS + ", PRIMARY KEY (currency) NOT ENFORCED",
-                        changes));
+        env.executeSql(createTable("rates_pk", RATES_PK_COLUMNS, changes));
         // The Table API needs column names that differ from those of orders.
         env.executeSql(
                 "CREATE VIEW rates_r AS"

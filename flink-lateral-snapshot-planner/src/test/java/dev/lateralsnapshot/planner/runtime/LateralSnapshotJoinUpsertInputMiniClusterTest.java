@@ -35,7 +35,7 @@ import java.util.List;
 import static dev.lateralsnapshot.testutils.tables.RateChanges.delete;
 import static dev.lateralsnapshot.testutils.tables.RateChanges.insert;
 import static dev.lateralsnapshot.testutils.tables.RateChanges.update;
-import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.RATES_COLUMNS;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.RATES_PK_COLUMNS;
 import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.createTable;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -82,7 +82,7 @@ class LateralSnapshotJoinUpsertInputMiniClusterTest {
         env.executeSql(
                 createTable(
                         "rates_pk",
-                        RATES_COLUMNS + ", PRIMARY KEY (currency) NOT ENFORCED",
+                        RATES_PK_COLUMNS,
                         Directories.filesystem(build, "debezium-json")));
         env.executeSql(
                 createTable(

@@ -33,6 +33,13 @@ public final class RatesAndOrders {
             RATES_COLUMNS_WITHOUT_WATERMARK + ", WATERMARK FOR update_time AS update_time";
 
     /**
+     * {@code rates_pk}: {@code rates} with the currency as its primary key, so that Flink reads it
+     * as an upsert changelog.
+     */
+    public static final String RATES_PK_COLUMNS =
+            RATES_COLUMNS + ", PRIMARY KEY (currency) NOT ENFORCED";
+
+    /**
      * The rowtime of the orders, after their other columns: the processing time of the row (in UTC
      * with {@code table.local-time-zone} UTC), with a watermark one second behind.
      */

@@ -36,6 +36,7 @@ import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.BATCH_RATES_CO
 import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.ONE_ORDER_PER_SECOND;
 import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.ORDERS_COLUMNS;
 import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.RATES_COLUMNS;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.RATES_PK_COLUMNS;
 import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.createTable;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -415,11 +416,7 @@ class LateralSnapshotPlanTest {
         LateralSnapshot.install(env);
         String debezium = Directories.filesystem(directory, "debezium-json");
         env.executeSql(createTable("rates", RATES_COLUMNS, debezium));
-        env.executeSql(
-                createTable(
-                        "rates_pk",
-                        RATES_COLUMNS + ", PRIMARY KEY (currency) NOT ENFORCED",
-                        debezium));
+        env.executeSql(createTable("rates_pk", RATES_PK_COLUMNS, debezium));
         env.executeSql(createTable("orders", ORDERS_COLUMNS, ONE_ORDER_PER_SECOND));
         env.executeSql(
                 "CREATE TABLE items (order_id BIGINT, item STRING, quantity INT)"

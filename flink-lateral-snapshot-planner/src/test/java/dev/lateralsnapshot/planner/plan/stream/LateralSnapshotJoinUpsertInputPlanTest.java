@@ -30,7 +30,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import static dev.lateralsnapshot.planner.SnapshotTestEnvironments.execNodes;
 import static dev.lateralsnapshot.planner.SnapshotTestEnvironments.physicalPlan;
 import static dev.lateralsnapshot.planner.SnapshotTestEnvironments.planLines;
-import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.RATES_COLUMNS;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.RATES_PK_COLUMNS;
 import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.createTable;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -149,7 +149,7 @@ class LateralSnapshotJoinUpsertInputPlanTest {
         env.executeSql(
                 createTable(
                         "upsert_rates",
-                        RATES_COLUMNS + ", PRIMARY KEY (currency) NOT ENFORCED",
+                        RATES_PK_COLUMNS,
                         "'connector' = 'values', 'changelog-mode' = 'I,UA,D'"));
         String query =
                 "SELECT o.order_id, r.rate FROM orders AS o JOIN LATERAL SNAPSHOT(input => TABLE"
