@@ -15,6 +15,7 @@
 package dev.lateralsnapshot.testutils.environments;
 
 import org.apache.flink.table.api.TableEnvironment;
+import org.apache.flink.util.FileUtils;
 
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ParameterContext;
@@ -24,11 +25,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
-import java.util.List;
 import java.util.function.Function;
-import java.util.stream.Collectors;
-import java.util.stream.Stream;
 
 /**
  * Hands a test a fresh table environment that the test class builds, with the tables it needs:
@@ -92,13 +89,7 @@ public final class TableEnvironmentExtension implements ParameterResolver {
 
         @Override
         public void close() throws IOException {
-            List<Path> deepestFirst;
-            try (Stream<Path> paths = Files.walk(directory)) {
-                deepestFirst = paths.sorted(Comparator.reverseOrder()).collect(Collectors.toList());
-            }
-            for (Path path : deepestFirst) {
-                Files.delete(path);
-            }
+            FileUtils.deleteDirectory(directory.toFile());
         }
     }
 }

@@ -17,6 +17,8 @@ package dev.lateralsnapshot.tests.reliability;
 import dev.lateralsnapshot.tests.runtime.MiniClusterTestBase;
 import dev.lateralsnapshot.testutils.environments.StateBackendKind;
 
+import org.apache.flink.util.FileUtils;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -29,7 +31,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.stream.Stream;
@@ -153,11 +154,7 @@ class CommittedSavepointsITCase extends MiniClusterTestBase {
     /** Replaces a directory by a copy of a savepoint's directory (its metadata and state files). */
     private static void copy(Path savepoint, Path target) throws IOException {
         if (Files.exists(target)) {
-            try (Stream<Path> old = Files.walk(target)) {
-                for (Path path : (Iterable<Path>) old.sorted(Comparator.reverseOrder())::iterator) {
-                    Files.delete(path);
-                }
-            }
+            FileUtils.deleteDirectory(target.toFile());
         }
         Files.createDirectories(target);
         try (Stream<Path> files = Files.list(savepoint)) {
