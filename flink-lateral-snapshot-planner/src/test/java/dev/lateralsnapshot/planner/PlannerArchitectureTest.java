@@ -72,7 +72,12 @@ class PlannerArchitectureTest {
                     "org.apache.flink.table.catalog.CatalogManager",
                     "org.apache.flink.table.catalog.FunctionCatalog",
                     "org.apache.flink.table.module.ModuleManager",
-                    "org.apache.flink.table.operations.utils.OperationTreeBuilder",
+                    "org.apache.flink.table.catalog.QueryOperationCatalogView",
+                    "org.apache.flink.table.operations.CollectModifyOperation",
+                    "org.apache.flink.table.operations.ExternalModifyOperation",
+                    "org.apache.flink.table.operations.SinkModifyOperation",
+                    "org.apache.flink.table.planner.operations.PlannerQueryOperation",
+                    "org.apache.flink.table.planner.plan.QueryOperationConverter",
                     "org.apache.flink.table.types.inference.SystemTypeInference",
                     "org.apache.flink.sql.parser.impl.FlinkSqlParserImplTokenManager",
                     "org.apache.flink.sql.parser.impl.FlinkSqlParserImplConstants",
@@ -137,6 +142,8 @@ class PlannerArchitectureTest {
                 .definedBy("dev.lateralsnapshot")
                 .layer("Planner factory")
                 .definedBy("dev.lateralsnapshot.planner.delegation..")
+                .layer("Table API operations")
+                .definedBy("dev.lateralsnapshot.planner.operations..")
                 .layer("Module")
                 .definedBy("dev.lateralsnapshot.planner.module..")
                 .layer("Parser")
@@ -161,6 +168,8 @@ class PlannerArchitectureTest {
                 .mayNotBeAccessedByAnyLayer()
                 .whereLayer("Entry point")
                 .mayOnlyBeAccessedByLayers("Planner factory")
+                .whereLayer("Table API operations")
+                .mayOnlyBeAccessedByLayers("Entry point", "Planner factory")
                 .whereLayer("Module")
                 .mayOnlyBeAccessedByLayers("Entry point")
                 .whereLayer("Parser")
@@ -177,7 +186,12 @@ class PlannerArchitectureTest {
                 .mayOnlyBeAccessedByLayers("Physical nodes")
                 .whereLayer("Functions")
                 .mayOnlyBeAccessedByLayers(
-                        "Entry point", "Module", "Rules", "Logical nodes", "Physical nodes")
+                        "Entry point",
+                        "Table API operations",
+                        "Module",
+                        "Rules",
+                        "Logical nodes",
+                        "Physical nodes")
                 .whereLayer("Operator")
                 .mayOnlyBeAccessedByLayers("Physical nodes", "Exec nodes")
                 .check(PLANNER);

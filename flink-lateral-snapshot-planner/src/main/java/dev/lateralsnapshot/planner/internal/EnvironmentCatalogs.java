@@ -51,7 +51,7 @@ public final class EnvironmentCatalogs {
     /** The catalogs of an environment of Flink's own planner. */
     public static EnvironmentCatalogs of(TableEnvironment env) {
         if (!(env instanceof TableEnvironmentImpl)
-                || !(((TableEnvironmentImpl) env).getPlanner() instanceof PlannerBase)) {
+                || !(TableEnvironmentPlanners.flinkPlannerOf(env) instanceof PlannerBase)) {
             throw new TableException(
                     String.format(
                             "LATERAL SNAPSHOT can only be installed in a table environment of"
@@ -59,7 +59,7 @@ public final class EnvironmentCatalogs {
                             env.getClass().getName()));
         }
         FlinkContext context =
-                ((PlannerBase) ((TableEnvironmentImpl) env).getPlanner()).getFlinkContext();
+                ((PlannerBase) TableEnvironmentPlanners.flinkPlannerOf(env)).getFlinkContext();
         return new EnvironmentCatalogs(
                 context.getModuleManager(),
                 context.getCatalogManager(),

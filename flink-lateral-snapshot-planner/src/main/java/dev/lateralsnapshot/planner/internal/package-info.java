@@ -18,7 +18,8 @@
  * things the compiler cannot check: the names and kinds of the optimizer's phases, the node classes
  * that Flink's programs after physical planning know, how the changelog mode inference reads a
  * process table function, the list of exec nodes Flink accepts, the Table API's implementation
- * classes, the token manager of Flink's generated parser, and the planner configuration.
+ * classes and how its operation trees are converted and run, the token manager of Flink's generated
+ * parser, and the planner configuration.
  *
  * <p>The rules for this package, checked by {@code PlannerArchitectureTest}:
  *
