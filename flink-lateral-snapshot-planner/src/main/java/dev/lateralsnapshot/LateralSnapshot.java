@@ -20,8 +20,10 @@ import dev.lateralsnapshot.planner.functions.SnapshotProcessTableFunction;
 import dev.lateralsnapshot.planner.functions.SnapshotTableFunction;
 import dev.lateralsnapshot.planner.internal.EnvironmentCatalogs;
 import dev.lateralsnapshot.planner.internal.PlannerConfigs;
+import dev.lateralsnapshot.planner.internal.TableEnvironmentPlanners;
 import dev.lateralsnapshot.planner.internal.TableEnvironments;
 import dev.lateralsnapshot.planner.module.LateralSnapshotModule;
+import dev.lateralsnapshot.planner.operations.LateralSnapshotPlanner;
 import dev.lateralsnapshot.planner.parse.LateralSnapshotParserFactory;
 import dev.lateralsnapshot.planner.plan.optimize.LateralSnapshotPrograms;
 
@@ -63,47 +65,47 @@ import static org.apache.flink.util.Preconditions.checkNotNull;
  *
  * <h2>Table API</h2>
  *
- * <p>In the Table API the build side is a table that is joined with {@code join} or {@code
- * leftOuterJoin}; {@link #snapshot(Table)} builds it. The columns of the two sides must have
- * different names:
+ * <p>After {@link #install(TableEnvironment)} (or with the drop-in jar), the lateral join of the
+ * Table API, with optional arguments named as in SQL:
  *
  * <pre>{@code
- * Table orders = env.from("orders");
- * Table rates = env.from("rates"); // r_currency, r_rate, update_time
- * Table snapshot = LateralSnapshot.snapshot(rates)
- *         .onTime("update_time")
- *         .loadCompletedIdleTimeout(Duration.ofSeconds(10))
- *         .toTable();
- * Table inner = orders.join(snapshot, $("currency").isEqual($("r_currency")));
- * Table left = orders.leftOuterJoin(snapshot, $("currency").isEqual($("r_currency")));
+ * Table inner = orders.joinLateral(
+ *         call("SNAPSHOT",
+ *                 rates.asArgument("input"),
+ *                 descriptor("update_time").asArgument("on_time"),
+ *                 lit(Duration.ofSeconds(10)).asArgument("load_completed_idle_timeout")),
+ *         $("currency").isEqual($("r_currency")));
  * }</pre>
  *
- * <p>Both plan to the same {@code LateralSnapshotJoin} as the SQL statement and give the same
- * results. After {@link #install(TableEnvironment)} the same table can be built by name, with
- * optional arguments named as in SQL:
+ * <p>It plans to the same {@code LateralSnapshotJoin} as the SQL statement and gives the same
+ * results. The columns of the two sides must have different names. {@code
+ * leftOuterJoinLateral(call("SNAPSHOT", ...))} without a predicate is the LEFT join {@code ON
+ * TRUE}; with a predicate it cannot work on Flink 2.3, which accepts no predicate there but {@code
+ * TRUE} before any planner runs. A LEFT join with a predicate joins the snapshot as a table:
  *
  * <pre>{@code
  * Table snapshot = env.fromCall("SNAPSHOT",
  *         rates.asArgument("input"),
- *         descriptor("update_time").asArgument("on_time"),
- *         lit(Duration.ofSeconds(10)).asArgument("load_completed_idle_timeout"));
+ *         descriptor("update_time").asArgument("on_time"));
+ * Table left = orders.leftOuterJoin(snapshot, $("currency").isEqual($("r_currency")));
  * }</pre>
  *
  * <p>That table has one more column than {@code rates}: Flink adds {@code rowtime}, a copy of the
  * {@code on_time} column, to the rows of every process table function called with {@code on_time}.
- * A join without an equality predicate needs {@code orders.join(snapshot).where(predicate)}, as the
- * Table API requires one for {@code join(table, predicate)}.
+ * {@link #snapshot(Table)} builds the same table without it, and needs only the configuration
+ * ({@link #install(TableConfig)}):
  *
- * <p>The form {@code orders.joinLateral(call("SNAPSHOT", rates.asArgument("input"), ...),
- * predicate)} (and {@code leftOuterJoinLateral}) cannot work on Flink 2.3, for any function that
- * takes a table: for {@code joinLateral}, Flink's planner translates the call's arguments with
- * {@code ExpressionConverter}, which has no translation for a table argument and throws {@code
- * UnsupportedOperationException: TableReferenceExpression:input}; {@code leftOuterJoinLateral}
- * accepts no predicate but {@code TRUE} ({@code JoinOperationFactory}: "Predicate for lateral left
- * outer join with table function can only be empty or literal true."). Both happen inside Flink,
- * beyond the reach of a library. So where the Table API finds {@code SNAPSHOT} by name (after
- * {@link #install(TableEnvironment)}), the call fails earlier, in {@code joinLateral} itself, with
- * a {@code ValidationException} that shows the two forms above.
+ * <pre>{@code
+ * Table snapshot = LateralSnapshot.snapshot(rates)
+ *         .onTime("update_time")
+ *         .loadCompletedIdleTimeout(Duration.ofSeconds(10))
+ *         .toTable();
+ * Table left = orders.leftOuterJoin(snapshot, $("currency").isEqual($("r_currency")));
+ * }</pre>
+ *
+ * <p>A join of a table without an equality predicate needs {@code
+ * orders.join(snapshot).where(predicate)}, as the Table API requires one for {@code join(table,
+ * predicate)}.
  */
 public final class LateralSnapshot {
 
@@ -116,11 +118,14 @@ public final class LateralSnapshot {
      * <p>Besides the planner configuration ({@link #install(TableConfig)}) it loads the module
      * {@value LateralSnapshotModule#NAME}, through which the Table API finds {@code SNAPSHOT} by
      * name in every catalog and database, unless the current catalog and database define their own
-     * function of that name.
+     * function of that name. And it puts a planner in the environment that delegates everything to
+     * Flink's and plans {@code joinLateral(call("SNAPSHOT", ...), predicate)}, which Flink 2.3
+     * cannot convert, like the SQL join.
      */
     public static void install(TableEnvironment env) {
         install(env.getConfig());
         LateralSnapshotModule.load(EnvironmentCatalogs.of(env));
+        TableEnvironmentPlanners.replace(env, LateralSnapshotPlanner::wrap);
     }
 
     /**

@@ -23,11 +23,9 @@ import dev.lateralsnapshot.testutils.environments.TableEnvironments;
 import org.apache.flink.table.api.Table;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.ValidationException;
-import org.apache.flink.table.api.internal.TableEnvironmentImpl;
 import org.apache.flink.table.delegation.PlannerFactory;
 import org.apache.flink.table.module.ModuleEntry;
 import org.apache.flink.table.planner.calcite.FlinkContext;
-import org.apache.flink.table.planner.delegation.PlannerBase;
 
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -273,8 +271,7 @@ class LateralSnapshotTableApiTest {
     void installFromAPlannerFactoryFindsSnapshotByName(@TempDir Path directory) {
         TableEnvironment created = environmentWithoutInstall(directory);
         // What a planner factory is given for each environment it creates a planner for.
-        FlinkContext parts =
-                ((PlannerBase) ((TableEnvironmentImpl) created).getPlanner()).getFlinkContext();
+        FlinkContext parts = (SnapshotTestEnvironments.flinkPlanner(created)).getFlinkContext();
         LateralSnapshot.install(
                 new PlannerFactory.DefaultPlannerContext(
                         null,

@@ -15,6 +15,7 @@
 package dev.lateralsnapshot.planner;
 
 import dev.lateralsnapshot.LateralSnapshot;
+import dev.lateralsnapshot.planner.internal.TableEnvironmentPlanners;
 import dev.lateralsnapshot.planner.plan.nodes.exec.stream.StreamExecLateralSnapshotJoin;
 import dev.lateralsnapshot.testutils.connectors.Directories;
 import dev.lateralsnapshot.testutils.environments.TableEnvironmentExtension;
@@ -23,7 +24,6 @@ import dev.lateralsnapshot.testutils.environments.TableEnvironments;
 import org.apache.flink.table.api.ExplainDetail;
 import org.apache.flink.table.api.Table;
 import org.apache.flink.table.api.TableEnvironment;
-import org.apache.flink.table.api.internal.TableEnvironmentImpl;
 import org.apache.flink.table.operations.CollectModifyOperation;
 import org.apache.flink.table.planner.delegation.PlannerBase;
 import org.apache.flink.table.planner.plan.nodes.exec.ExecEdge;
@@ -137,6 +137,11 @@ public final class SnapshotTestEnvironments {
                         Directories.filesystem(buildDirectory, "debezium-json")));
     }
 
+    /** Flink's planner of the environment, also where the library's planner wraps it. */
+    public static PlannerBase flinkPlanner(TableEnvironment env) {
+        return (PlannerBase) TableEnvironmentPlanners.flinkPlannerOf(env);
+    }
+
     /** The optimized physical plan of a query, without the abstract syntax tree. */
     public static String physicalPlan(
             TableEnvironment env, String query, ExplainDetail... details) {
@@ -168,7 +173,7 @@ public final class SnapshotTestEnvironments {
 
     /** The optimized physical plan of a query, as the planner hands it to the translation. */
     public static RelNode optimizedPlan(TableEnvironment env, String query) {
-        PlannerBase planner = (PlannerBase) ((TableEnvironmentImpl) env).getPlanner();
+        PlannerBase planner = flinkPlanner(env);
         RelNode rel =
                 planner.translateToRel(
                         new CollectModifyOperation(env.sqlQuery(query).getQueryOperation()));
@@ -178,7 +183,7 @@ public final class SnapshotTestEnvironments {
     /** The LATERAL SNAPSHOT exec nodes of a query, as the planner translates it to a job. */
     public static List<StreamExecLateralSnapshotJoin> execNodes(
             TableEnvironment env, String query) {
-        PlannerBase planner = (PlannerBase) ((TableEnvironmentImpl) env).getPlanner();
+        PlannerBase planner = flinkPlanner(env);
         ExecNodeGraph graph =
                 planner.translateToExecNodeGraph(
                         JavaScalaConversionUtil.toScala(List.of(optimizedPlan(env, query))), false);

@@ -15,6 +15,7 @@
 package dev.lateralsnapshot.planner.delegation;
 
 import dev.lateralsnapshot.LateralSnapshot;
+import dev.lateralsnapshot.planner.operations.LateralSnapshotPlanner;
 
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.table.delegation.Planner;
@@ -26,8 +27,8 @@ import java.util.Set;
 /**
  * The planner factory of the drop-in jar for Flink's {@code lib/}: Flink's own planner with the
  * LATERAL SNAPSHOT join installed, for SQL and for the Table API's {@code fromCall("SNAPSHOT",
- * ...)}, so every planner that Flink creates (SQL Client, SQL Gateway, Table API programs) knows
- * the join without code or {@code SET}.
+ * ...)} and {@code joinLateral(call("SNAPSHOT", ...), predicate)}, so every planner that Flink
+ * creates (SQL Client, SQL Gateway, Table API programs) knows the join without code or {@code SET}.
  *
  * <p>It answers to Flink's fixed identifier {@value PlannerFactory#DEFAULT_IDENTIFIER}, so it must
  * replace {@link DefaultPlannerFactory} in the service file rather than sit next to it: two
@@ -58,6 +59,6 @@ public final class LateralSnapshotPlannerFactory implements PlannerFactory {
     @Override
     public Planner create(Context context) {
         LateralSnapshot.install(context);
-        return flinkPlannerFactory.create(context);
+        return LateralSnapshotPlanner.wrap(flinkPlannerFactory.create(context));
     }
 }

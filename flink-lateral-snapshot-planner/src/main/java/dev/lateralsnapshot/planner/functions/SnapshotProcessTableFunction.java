@@ -61,14 +61,15 @@ import java.util.Optional;
  * has the columns of {@code input} plus Flink's {@code rowtime}, a copy of the {@code on_time}
  * column. {@code LateralSnapshot.snapshot(...)} removes it again.
  *
- * <p>Why not {@code joinLateral(call("SNAPSHOT", ...))}, the form of the Table API for table
- * functions: Flink 2.3 cannot run it, whatever the function. For {@code joinLateral} its planner
- * translates the arguments of the call with {@code ExpressionConverter}, which has no translation
- * for a table argument ({@code UnsupportedOperationException: TableReferenceExpression:input});
- * {@code leftOuterJoinLateral} accepts no join predicate but {@code TRUE} ("Predicate for lateral
- * left outer join with table function can only be empty or literal true."). This function rejects
- * both forms while the Table API resolves the call, before either error, with a message that shows
- * the form that works.
+ * <p>{@code joinLateral(call("SNAPSHOT", ...), predicate)}, the Table API's form for table
+ * functions, resolves this function too; the library's planner converts that join as the join with
+ * the {@code fromCall} table ({@code
+ * dev.lateralsnapshot.planner.operations.LateralSnapshotPlanner}). {@code
+ * leftOuterJoinLateral(call("SNAPSHOT", ...), predicate)} cannot work on Flink 2.3: right after the
+ * call is resolved, Flink rejects every predicate but {@code TRUE} ("Predicate for lateral left
+ * outer join with table function can only be empty or literal true."), before any planner runs.
+ * This function rejects that form while the call is resolved, just before, with a message that
+ * shows the form that works.
  */
 public final class SnapshotProcessTableFunction extends ProcessTableFunction<Row> {
 
@@ -88,20 +89,20 @@ public final class SnapshotProcessTableFunction extends ProcessTableFunction<Row
     /** The instance that name lookup returns; the function has no state. */
     public static final SnapshotProcessTableFunction INSTANCE = new SnapshotProcessTableFunction();
 
-    private static final String JOIN_LATERAL_MESSAGE =
-            "LATERAL SNAPSHOT joins cannot be written with joinLateral(...) or"
-                    + " leftOuterJoinLateral(...) on Flink 2.3: Flink cannot translate the table"
-                    + " argument 'input' of a function joined with joinLateral, and"
-                    + " leftOuterJoinLateral accepts no join predicate but TRUE. Join the snapshot"
-                    + " as a table instead, which plans and runs exactly like SQL's JOIN LATERAL"
-                    + " SNAPSHOT(...):\n"
-                    + "  orders.join(LateralSnapshot.snapshot(rates).onTime(\"update_time\")"
-                    + ".toTable(), $(\"currency\").isEqual($(\"r_currency\")))\n"
-                    + "or, without dev.lateralsnapshot.LateralSnapshot,\n"
-                    + "  orders.join(env.fromCall(\"SNAPSHOT\", rates.asArgument(\"input\"),"
+    private static final String LEFT_OUTER_JOIN_LATERAL_MESSAGE =
+            "LATERAL SNAPSHOT joins cannot be written with leftOuterJoinLateral(call(\"SNAPSHOT\","
+                    + " ...), predicate) on Flink 2.3: Flink accepts no predicate there but TRUE."
+                    + " Join the snapshot table with leftOuterJoin instead, with the same"
+                    + " arguments and predicate; it plans and runs exactly like SQL's LEFT JOIN"
+                    + " LATERAL SNAPSHOT(...):\n"
+                    + "  orders.leftOuterJoin(env.fromCall(\"SNAPSHOT\","
+                    + " rates.asArgument(\"input\"),"
                     + " descriptor(\"update_time\").asArgument(\"on_time\")),"
                     + " $(\"currency\").isEqual($(\"r_currency\")))\n"
-                    + "For a LEFT join use leftOuterJoin(...) in place of join(...).";
+                    + "where orders, rates and the columns stand for your tables and columns."
+                    + " leftOuterJoinLateral(call(\"SNAPSHOT\", ...)) without a predicate joins"
+                    + " ON TRUE, and joinLateral(call(\"SNAPSHOT\", ...), predicate) is the INNER"
+                    + " join.";
 
     private static final TypeInference TYPE_INFERENCE =
             TypeInference.newBuilder()
@@ -139,12 +140,19 @@ public final class SnapshotProcessTableFunction extends ProcessTableFunction<Row
                                                     .get(position(SnapshotTableFunction.INPUT))))
                     .build();
 
+    /** Whether the definition is this function, found by name or given by class. */
+    public static boolean isSnapshot(FunctionDefinition definition) {
+        return definition instanceof SnapshotProcessTableFunction;
+    }
+
     @Override
     public TypeInference getTypeInference(DataTypeFactory typeFactory) {
         // The Table API asks for the type inference before anything else when it resolves a
         // call, and does not wrap what this method throws: the message reaches the user as is.
-        if (JoinLateralResolution.isInProgress()) {
-            throw new ValidationException(JOIN_LATERAL_MESSAGE);
+        // Everything later is too late (Flink's own rejection) or wrapped in Flink's words; this
+        // method is shown nothing of the call, so the message cannot name the user's tables.
+        if (JoinLateralResolution.isLeftOuterJoinWithPredicate()) {
+            throw new ValidationException(LEFT_OUTER_JOIN_LATERAL_MESSAGE);
         }
         return TYPE_INFERENCE;
     }

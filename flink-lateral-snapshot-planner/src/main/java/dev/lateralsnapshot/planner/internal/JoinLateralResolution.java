@@ -14,36 +14,41 @@
 
 package dev.lateralsnapshot.planner.internal;
 
-import org.apache.flink.table.operations.utils.OperationTreeBuilder;
+import org.apache.flink.table.api.internal.TableImpl;
+
+import static java.lang.StackWalker.Option.RETAIN_CLASS_REFERENCE;
 
 /**
- * Whether a function call is being resolved for {@code Table#joinLateral} or {@code
- * Table#leftOuterJoinLateral}. The resolution gives the function no sign of it; every lateral join
- * of the Table API resolves its call inside {@code OperationTreeBuilder#joinLateral}, so the stack
- * of the resolving thread tells.
+ * Whether a function call is being resolved for {@code Table#leftOuterJoinLateral(call,
+ * predicate)}. The resolution gives the function no sign of it; Flink's {@code TableImpl} resolves
+ * the call inside that method, overloaded by the predicate, so the stack of the resolving thread
+ * tells.
  */
 public final class JoinLateralResolution {
 
-    /** The class whose method resolves the call of every lateral join of the Table API. */
-    public static final String RESOLVING_CLASS = OperationTreeBuilder.class.getName();
-
-    /** That method. */
-    public static final String RESOLVING_METHOD = "joinLateral";
+    /**
+     * The method of {@code TableImpl} that resolves the call; its second parameter is the
+     * predicate.
+     */
+    public static final String LEFT_OUTER_METHOD = "leftOuterJoinLateral";
 
     private JoinLateralResolution() {}
 
     /**
-     * Whether the current thread is resolving the function call of a lateral join. Walks the stack:
-     * call it only where it is rare, such as while a function's type inference is requested.
+     * Whether the current thread is resolving the function call of a left outer lateral join with a
+     * predicate. Walks the stack: call it only where it is rare, such as while a function's type
+     * inference is requested.
      */
-    public static boolean isInProgress() {
-        return StackWalker.getInstance()
+    public static boolean isLeftOuterJoinWithPredicate() {
+        return StackWalker.getInstance(RETAIN_CLASS_REFERENCE)
                 .walk(
                         frames ->
                                 frames.anyMatch(
                                         frame ->
-                                                frame.getClassName().equals(RESOLVING_CLASS)
+                                                frame.getDeclaringClass() == TableImpl.class
                                                         && frame.getMethodName()
-                                                                .equals(RESOLVING_METHOD)));
+                                                                .equals(LEFT_OUTER_METHOD)
+                                                        && frame.getMethodType().parameterCount()
+                                                                == 2));
     }
 }

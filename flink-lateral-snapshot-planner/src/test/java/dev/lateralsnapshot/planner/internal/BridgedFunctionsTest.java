@@ -21,7 +21,6 @@ import dev.lateralsnapshot.testutils.environments.TableEnvironmentExtension;
 
 import org.apache.flink.table.api.Table;
 import org.apache.flink.table.api.TableEnvironment;
-import org.apache.flink.table.api.internal.TableEnvironmentImpl;
 import org.apache.flink.table.operations.CollectModifyOperation;
 import org.apache.flink.table.planner.delegation.PlannerBase;
 
@@ -55,7 +54,7 @@ class BridgedFunctionsTest {
                         "SNAPSHOT",
                         env.from("rates").asArgument("input"),
                         descriptor("update_time").asArgument("on_time"));
-        PlannerBase planner = (PlannerBase) ((TableEnvironmentImpl) env).getPlanner();
+        PlannerBase planner = SnapshotTestEnvironments.flinkPlanner(env);
         RelNode plan =
                 planner.translateToRel(new CollectModifyOperation(snapshot.getQueryOperation()));
 

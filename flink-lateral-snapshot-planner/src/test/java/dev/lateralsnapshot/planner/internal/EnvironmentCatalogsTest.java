@@ -24,7 +24,6 @@ import org.apache.flink.table.catalog.UnresolvedIdentifier;
 import org.apache.flink.table.functions.ScalarFunction;
 import org.apache.flink.table.module.Module;
 import org.apache.flink.table.planner.calcite.FlinkContext;
-import org.apache.flink.table.planner.delegation.PlannerBase;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -66,8 +65,7 @@ class EnvironmentCatalogsTest {
 
     @Test
     void thePlannersContextHoldsTheEnvironmentsCatalogs(TableEnvironment installed) {
-        FlinkContext context =
-                ((PlannerBase) ((TableEnvironmentImpl) installed).getPlanner()).getFlinkContext();
+        FlinkContext context = (SnapshotTestEnvironments.flinkPlanner(installed)).getFlinkContext();
         assertThat(context.getCatalogManager())
                 .isSameAs(((TableEnvironmentImpl) installed).getCatalogManager());
         assertThat(context.getFunctionCatalog().lookupFunction(UnresolvedIdentifier.of("SNAPSHOT")))

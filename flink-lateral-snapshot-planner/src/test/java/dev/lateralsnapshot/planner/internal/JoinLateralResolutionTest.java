@@ -29,43 +29,48 @@ import java.util.List;
 import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.createTable;
 import static org.apache.flink.table.api.Expressions.$;
 import static org.apache.flink.table.api.Expressions.call;
+import static org.apache.flink.table.api.Expressions.lit;
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Guards for {@link JoinLateralResolution}: where the Table API resolves a lateral join's call. */
+/**
+ * Guards for {@link JoinLateralResolution}: where the Table API resolves the call of a left outer
+ * lateral join.
+ */
 class JoinLateralResolutionTest {
 
     @Test
-    void lateralJoinsResolveTheirCallInOperationTreeBuilder() {
+    void onlyTheLeftOuterJoinWithAPredicateIsSeen() {
         TableEnvironment env = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
         env.executeSql(createTable("orders", "currency STRING", "'connector' = 'datagen'"));
         Table orders = env.from("orders");
-        ResolutionProbe.resolvingJoinLateral.clear();
 
-        Table lateral = orders.joinLateral(call(ResolutionProbe.class, $("currency")));
-        orders.leftOuterJoinLateral(call(ResolutionProbe.class, $("currency")));
-
-        assertThat(ResolutionProbe.resolvingJoinLateral)
+        ResolutionProbe.seen.clear();
+        orders.leftOuterJoinLateral(call(ResolutionProbe.class, $("currency")), lit(true));
+        assertThat(ResolutionProbe.seen)
                 .as(
-                        "the Table API no longer resolves the call of joinLateral and"
-                                + " leftOuterJoinLateral inside %s#%s, so SNAPSHOT cannot point"
-                                + " those calls to the supported form",
-                        JoinLateralResolution.RESOLVING_CLASS,
-                        JoinLateralResolution.RESOLVING_METHOD)
+                        "Table#%s(call, predicate) no longer resolves the call on its own stack"
+                                + " frame, so SNAPSHOT cannot point that form to leftOuterJoin",
+                        JoinLateralResolution.LEFT_OUTER_METHOD)
                 .isNotEmpty()
                 .containsOnly(true);
 
-        ResolutionProbe.resolvingJoinLateral.clear();
-        lateral.explain();
-        assertThat(ResolutionProbe.resolvingJoinLateral)
-                .as("the planner asks for the type inference outside of joinLateral")
+        ResolutionProbe.seen.clear();
+        Table inner = orders.joinLateral(call(ResolutionProbe.class, $("currency")));
+        orders.joinLateral(call(ResolutionProbe.class, $("currency")), lit(true));
+        orders.leftOuterJoinLateral(call(ResolutionProbe.class, $("currency")));
+        inner.explain();
+        assertThat(ResolutionProbe.seen)
+                .as("the other lateral joins, and the planner, are taken for that form")
                 .isNotEmpty()
                 .containsOnly(false);
     }
 
-    /** Records, per resolution, whether it happens for a lateral join. */
+    /**
+     * Records, per resolution, whether it happens for a left outer lateral join with a predicate.
+     */
     public static class ResolutionProbe extends TableFunction<String> {
 
-        static final List<Boolean> resolvingJoinLateral = new ArrayList<>();
+        static final List<Boolean> seen = new ArrayList<>();
 
         public void eval(String text) {
             collect(text);
@@ -73,7 +78,7 @@ class JoinLateralResolutionTest {
 
         @Override
         public TypeInference getTypeInference(DataTypeFactory typeFactory) {
-            resolvingJoinLateral.add(JoinLateralResolution.isInProgress());
+            seen.add(JoinLateralResolution.isLeftOuterJoinWithPredicate());
             return super.getTypeInference(typeFactory);
         }
     }

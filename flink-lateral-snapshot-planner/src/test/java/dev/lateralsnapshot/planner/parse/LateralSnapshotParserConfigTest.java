@@ -14,13 +14,14 @@
 
 package dev.lateralsnapshot.planner.parse;
 
+import dev.lateralsnapshot.planner.SnapshotTestEnvironments;
+
 import org.apache.flink.table.annotation.DataTypeHint;
 import org.apache.flink.table.annotation.FunctionHint;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.SqlDialect;
 import org.apache.flink.table.api.SqlParserException;
 import org.apache.flink.table.api.TableEnvironment;
-import org.apache.flink.table.api.internal.TableEnvironmentImpl;
 import org.apache.flink.table.functions.TableFunction;
 import org.apache.flink.table.planner.calcite.CalciteConfig;
 import org.apache.flink.table.planner.delegation.PlannerBase;
@@ -81,7 +82,7 @@ class LateralSnapshotParserConfigTest {
     }
 
     private static SqlParser.Config parserConfigOf(TableEnvironment env) {
-        PlannerBase planner = (PlannerBase) ((TableEnvironmentImpl) env).getPlanner();
+        PlannerBase planner = SnapshotTestEnvironments.flinkPlanner(env);
         return planner.createFlinkPlanner().config().getParserConfig();
     }
 

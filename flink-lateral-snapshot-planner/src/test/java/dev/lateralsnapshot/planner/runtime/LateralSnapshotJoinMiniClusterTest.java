@@ -90,14 +90,22 @@ class LateralSnapshotJoinMiniClusterTest {
 
     @BeforeEach
     void createTables() throws IOException {
+        env = TableEnvironments.streaming();
+        env.getConfig().set("parallelism.default", "2");
+        LateralSnapshot.install(env);
+        createTables(env, directory);
+    }
+
+    /**
+     * The streaming tables of these tests, in the directory: {@code rates} and {@code rates_pk}
+     * with the build changes, the views {@code rates_r} and {@code rates_pk_r} of them with the
+     * column names the Table API needs, and {@code orders}.
+     */
+    static void createTables(TableEnvironment env, Path directory) throws IOException {
         Path build = Files.createDirectories(directory.resolve("build"));
         Path probe = Files.createDirectories(directory.resolve("probe"));
         Files.write(build.resolve("changes.json"), BUILD_CHANGES);
         Files.write(probe.resolve("orders.csv"), List.of("1,A", "2,B", "3,C", "4,A", "5,", "6,D"));
-
-        env = TableEnvironments.streaming();
-        env.getConfig().set("parallelism.default", "2");
-        LateralSnapshot.install(env);
         String changes = Directories.filesystem(build, "debezium-json");
         env.executeSql(createTable("rates", RATES_COLUMNS, changes));
         env.executeSql(createTable("rates_pk", RATES_PK_COLUMNS, changes));
@@ -105,6 +113,9 @@ class LateralSnapshotJoinMiniClusterTest {
         env.executeSql(
                 "CREATE VIEW rates_r AS"
                         + " SELECT currency AS r_currency, rate AS r_rate, update_time FROM rates");
+        env.executeSql(
+                "CREATE VIEW rates_pk_r AS SELECT currency AS r_currency, rate AS r_rate,"
+                        + " update_time FROM rates_pk");
         // An empty currency is NULL, which must never match.
         env.executeSql(
                 createTable(

@@ -553,16 +553,7 @@ class UserErrorMessagesTest {
                 "GroupAggregate");
         tableApi(
                 queries,
-                "joinLateral(call(\"SNAPSHOT\", ...))",
-                env ->
-                        env.from("orders")
-                                .joinLateral(
-                                        snapshotCall(env), $("currency").isEqual($("r_currency")))
-                                .explain(),
-                "joinLateral");
-        tableApi(
-                queries,
-                "leftOuterJoinLateral(call(\"SNAPSHOT\", ...))",
+                "leftOuterJoinLateral(call(\"SNAPSHOT\", ...), predicate)",
                 env ->
                         env.from("orders")
                                 .leftOuterJoinLateral(
@@ -688,7 +679,7 @@ class UserErrorMessagesTest {
                         + " SNAPSHOT(input => TABLE rates_b) AS r ON o.currency = r.currency");
     }
 
-    /** The call that a joinLateral would join, which the library rejects ("Table API"). */
+    /** The call of a lateral join, rejected with a predicate in a LEFT join ("Table API"). */
     private static ApiExpression snapshotCall(TableEnvironment env) {
         return call(
                 "SNAPSHOT",
