@@ -14,6 +14,7 @@
 
 package dev.lateralsnapshot.e2e;
 
+import dev.lateralsnapshot.e2e.programs.TableApiProgram;
 import dev.lateralsnapshot.testutils.connectors.Directories;
 
 import org.assertj.core.api.SoftAssertions;
@@ -436,13 +437,34 @@ class ReleaseTestingPlanIT extends ReleaseTestingPlanTestBase {
                         System.getProperty("e2e.programs.jar"),
                         tables.toString(),
                         insert("JOIN", EQUI, IDLE_TIMEOUT));
-        assertThat(printed)
-                .as("the plans of the Table API join and of the statement")
-                .contains("LateralSnapshotJoin(joinType=[LeftOuterJoin]", JOIN_PLAN);
+        assertThat(
+                        between(
+                                printed,
+                                TableApiProgram.JOIN_LATERAL_PLAN,
+                                TableApiProgram.LEFT_OUTER_JOIN_PLAN))
+                .as("the plan of joinLateral(call(\"SNAPSHOT\", ...), predicate)")
+                .contains("LateralSnapshotJoin(joinType=[InnerJoin]");
+        assertThat(
+                        between(
+                                printed,
+                                TableApiProgram.LEFT_OUTER_JOIN_PLAN,
+                                TableApiProgram.STATEMENT_PLAN))
+                .as("the plan of leftOuterJoin(env.fromCall(\"SNAPSHOT\", ...), predicate)")
+                .contains("LateralSnapshotJoin(joinType=[LeftOuterJoin]");
+        assertThat(printed).as("the plan of the statement").contains(JOIN_PLAN);
         Matcher jobId = Pattern.compile("Submitted job ([0-9a-f]{32})").matcher(printed);
         assertThat(jobId.find()).as("a submitted job in:%n%s", printed).isTrue();
         ClusterJob job = new ClusterJob(cluster.rest(), jobId.group(1)).awaitRunning();
         assertThat(job.joinVertex().path("name").asText()).startsWith("LateralSnapshotJoin[");
+    }
+
+    /** The text between the line {@code from} and the line {@code to}. */
+    private static String between(String printed, String from, String to) {
+        int start = printed.indexOf(from);
+        int end = printed.indexOf(to, start);
+        assertThat(start).as("%s in:%n%s", from, printed).isNotNegative();
+        assertThat(end).as("%s in:%n%s", to, printed).isNotNegative();
+        return printed.substring(start, end);
     }
 
     /**

@@ -24,6 +24,7 @@ import java.nio.file.Path;
 import java.time.ZoneOffset;
 
 import static org.apache.flink.table.api.Expressions.$;
+import static org.apache.flink.table.api.Expressions.call;
 import static org.apache.flink.table.api.Expressions.descriptor;
 
 /**
@@ -33,10 +34,21 @@ import static org.apache.flink.table.api.Expressions.descriptor;
  *
  * <p>Arguments: a file of {@code CREATE TABLE} statements for the tables {@code orders} and {@code
  * rates} of docs/lateral-snapshot-join.md ("Syntax"), each ending with {@code ;} and a line break,
- * and an {@code INSERT} statement. Prints the plan of a LEFT JOIN of the two in the Table API
- * ({@code fromCall("SNAPSHOT", ...)}) and the plan of the statement, then submits the statement.
+ * and an {@code INSERT} statement. Prints the plans of an INNER join of the two in the Table API
+ * ({@code joinLateral(call("SNAPSHOT", ...), predicate)}), of a LEFT JOIN ({@code
+ * leftOuterJoin(fromCall("SNAPSHOT", ...), predicate)}), each after a line that names it, and the
+ * plan of the statement, then submits the statement.
  */
 public final class TableApiProgram {
+
+    /** The line before the plan of the INNER join written with {@code joinLateral}. */
+    public static final String JOIN_LATERAL_PLAN = "== Table API: joinLateral ==";
+
+    /** The line before the plan of the LEFT join written with {@code leftOuterJoin}. */
+    public static final String LEFT_OUTER_JOIN_PLAN = "== Table API: leftOuterJoin ==";
+
+    /** The line before the plan of the statement. */
+    public static final String STATEMENT_PLAN = "== SQL statement ==";
 
     private TableApiProgram() {}
 
@@ -51,6 +63,19 @@ public final class TableApiProgram {
 
         // The Table API joins tables whose column names differ.
         Table rates = env.from("rates").as("r_currency", "r_rate", "r_update_time");
+        System.out.println(JOIN_LATERAL_PLAN);
+        System.out.println(
+                env.from("orders")
+                        .joinLateral(
+                                call(
+                                        "SNAPSHOT",
+                                        rates.asArgument("input"),
+                                        descriptor("r_update_time").asArgument("on_time")),
+                                $("currency").isEqual($("r_currency")))
+                        .select($("order_id"), $("currency"), $("r_rate"))
+                        .explain());
+
+        System.out.println(LEFT_OUTER_JOIN_PLAN);
         Table snapshot =
                 env.fromCall(
                         "SNAPSHOT",
@@ -63,6 +88,7 @@ public final class TableApiProgram {
                         .explain());
 
         String insert = args[1].trim().replaceAll(";$", "");
+        System.out.println(STATEMENT_PLAN);
         System.out.println(env.explainSql(insert));
         TableResult submitted = env.executeSql(insert);
         System.out.println("Submitted job " + submitted.getJobClient().orElseThrow().getJobID());

@@ -50,6 +50,7 @@ import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.RATES_COLUMNS;
 import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.RATES_PK_COLUMNS;
 import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.createTable;
 import static org.apache.flink.table.api.Expressions.$;
+import static org.apache.flink.table.api.Expressions.call;
 import static org.apache.flink.table.api.Expressions.descriptor;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -274,6 +275,21 @@ class LateralSnapshotJoinMiniClusterTest {
 
         assertThat(sql).containsExactlyInAnyOrder(BATCH_LEFT_JOIN_ROWS);
         assertThat(built).containsExactlyInAnyOrderElementsOf(sql);
+
+        List<String> innerSql =
+                rows(
+                        "SELECT o.order_id, o.currency, r.r_rate FROM orders_b AS o JOIN"
+                                + " LATERAL SNAPSHOT(input => TABLE rates_rb) AS r"
+                                + " ON o.currency = r.r_currency");
+        List<String> joinLateral =
+                rows(
+                        env.from("orders_b")
+                                .joinLateral(
+                                        call("SNAPSHOT", env.from("rates_rb").asArgument("input")),
+                                        $("currency").isEqual($("r_currency")))
+                                .select($("order_id"), $("currency"), $("r_rate")));
+        assertThat(innerSql).isNotEmpty();
+        assertThat(joinLateral).containsExactlyInAnyOrderElementsOf(innerSql);
     }
 
     /** A batch environment with the tables and rows of section 8 of the release-testing plan. */
