@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -45,6 +46,9 @@ final class ClusterJob {
     private static final Pattern SQL_CLIENT_JOB_ID = Pattern.compile("Job ID: ([0-9a-f]{32})");
 
     private static final Duration METRICS_TIMEOUT = Duration.ofSeconds(60);
+
+    /** The job states after which a job never runs again. */
+    private static final Set<String> TERMINAL_STATES = Set.of("FAILED", "CANCELED", "FINISHED");
 
     /**
      * The JobManager answers a metrics request from its store and only then fetches newer values
@@ -84,9 +88,9 @@ final class ClusterJob {
 
     /** Waits until the job and all its tasks run. */
     ClusterJob awaitRunning() {
-        Wait.until(
+        await(
                 METRICS_TIMEOUT,
-                "job " + jobId + " and all its vertices RUNNING",
+                "the job and all its vertices RUNNING",
                 () -> {
                     JsonNode details = details();
                     if (!details.path("state").asText().equals("RUNNING")) {
@@ -98,8 +102,30 @@ final class ClusterJob {
                         }
                     }
                     return true;
-                });
+                },
+                Boolean::booleanValue);
         return this;
+    }
+
+    /**
+     * Polls the value until it matches, as {@link Wait#until} does, but fails at once when the job
+     * has reached a terminal state (FAILED, for example, once its restart strategy gives up): no
+     * wait on it can succeed then. Either failure, and a timeout, tells what {@link #describe()}
+     * tells.
+     */
+    <T> T await(Duration timeout, String what, Supplier<T> value, Predicate<T> matches) {
+        return Wait.until(
+                timeout,
+                what + " (job " + jobId + ")",
+                () -> {
+                    if (TERMINAL_STATES.contains(state())) {
+                        throw new AssertionError(
+                                "The job ended while waiting for " + what + ": " + describe());
+                    }
+                    return value.get();
+                },
+                matches,
+                this::describe);
     }
 
     /**
@@ -127,7 +153,7 @@ final class ClusterJob {
         String vertexPath = "/jobs/" + jobId + "/vertices/" + vertex.path("id").asText();
         int parallelism = vertex.path("parallelism").asInt();
         String qualified =
-                Wait.until(
+                await(
                         METRICS_TIMEOUT,
                         "metric " + name + " of the join operator",
                         () -> qualifiedName(vertexPath, name),
@@ -137,7 +163,7 @@ final class ClusterJob {
             subtaskMetric(vertexPath, 0, qualified);
             Wait.sleep(METRICS_FETCH);
         }
-        return Wait.until(
+        return await(
                 METRICS_TIMEOUT,
                 "metric " + qualified + " of all " + parallelism + " subtasks",
                 () -> {
@@ -184,9 +210,9 @@ final class ClusterJob {
      */
     void awaitCheckpointTriggeredFromNow(Duration timeout) {
         long now = System.currentTimeMillis();
-        Wait.until(
+        await(
                 timeout,
-                "a checkpoint of job " + jobId + " triggered after " + now,
+                "a checkpoint triggered after " + now,
                 () ->
                         rest.get("/jobs/" + jobId + "/checkpoints")
                                 .path("latest")
@@ -207,8 +233,121 @@ final class ClusterJob {
 
     /** Waits until the join metric (parallelism 1) matches, and returns its value. */
     double awaitMetric(String name, Duration timeout, Predicate<Double> matches) {
-        return Wait.until(
+        return await(
                 timeout, "join metric " + name + " to match", () -> metricValue(name), matches);
+    }
+
+    /**
+     * What the REST API tells about the job now, for failure messages: its state and restarts,
+     * where its subtasks run, its checkpoints (a stuck one shows as in progress) and its last
+     * exception. A part the REST API cannot answer says so instead.
+     */
+    String describe() {
+        List<String> parts = new ArrayList<>();
+        parts.add(describing("state", this::describeState));
+        parts.add(describing("subtasks", this::describeSubtasks));
+        parts.add(describing("checkpoints", this::describeCheckpoints));
+        parts.add(describing("last exception", this::describeLastException));
+        return "job " + jobId + ": " + String.join("; ", parts);
+    }
+
+    private String describeState() {
+        JsonNode details = details();
+        return details.path("state").asText()
+                + ", numRestarts "
+                + restarts()
+                + ", last restart at "
+                + details.path("timestamps").path("RESTARTING").asLong()
+                + ", now "
+                + details.path("now").asLong();
+    }
+
+    private String describeSubtasks() {
+        List<String> vertices = new ArrayList<>();
+        for (JsonNode vertex : details().path("vertices")) {
+            List<String> subtasks = new ArrayList<>();
+            for (JsonNode subtask : vertexDetails(vertex).path("subtasks")) {
+                subtasks.add(
+                        subtask.path("status").asText()
+                                + " on "
+                                + subtask.path("taskmanager-id").asText());
+            }
+            vertices.add(vertex.path("name").asText() + " " + subtasks);
+        }
+        return String.join(", ", vertices);
+    }
+
+    private String describeCheckpoints() {
+        JsonNode checkpoints = rest.get("/jobs/" + jobId + "/checkpoints");
+        JsonNode counts = checkpoints.path("counts");
+        JsonNode completed = checkpoints.path("latest").path("completed");
+        JsonNode failed = checkpoints.path("latest").path("failed");
+        StringBuilder text =
+                new StringBuilder()
+                        .append(counts.path("completed").asLong())
+                        .append(" completed (latest ")
+                        .append(completed.path("id").asText("none"))
+                        .append(" triggered at ")
+                        .append(completed.path("trigger_timestamp").asLong())
+                        .append("), ")
+                        .append(counts.path("failed").asLong())
+                        .append(" failed (latest ")
+                        .append(failed.path("id").asText("none"))
+                        .append(": ")
+                        .append(failed.path("failure_message").asText())
+                        .append("), in progress:");
+        for (JsonNode checkpoint : checkpoints.path("history")) {
+            if (checkpoint.path("status").asText().equals("IN_PROGRESS")) {
+                text.append(" ")
+                        .append(checkpoint.path("id").asLong())
+                        .append(" triggered at ")
+                        .append(checkpoint.path("trigger_timestamp").asLong())
+                        .append(" with ")
+                        .append(checkpoint.path("num_acknowledged_subtasks").asInt())
+                        .append("/")
+                        .append(checkpoint.path("num_subtasks").asInt())
+                        .append(" subtasks acknowledged");
+            }
+        }
+        return text.toString();
+    }
+
+    /** The newest entry of the exception history: its first line and its root cause. */
+    private String describeLastException() {
+        JsonNode entries = rest.get("/jobs/" + jobId + "/exceptions").path("exceptionHistory");
+        JsonNode last = entries.path("entries").path(0);
+        if (last.isMissingNode()) {
+            return "none";
+        }
+        String[] lines = last.path("stacktrace").asText().split("\n");
+        String rootCause = null;
+        for (String line : lines) {
+            if (line.startsWith("Caused by: ")) {
+                rootCause = line;
+            }
+        }
+        return "at "
+                + last.path("timestamp").asLong()
+                + " in "
+                + last.path("taskName").asText("the JobManager")
+                + " on "
+                + last.path("taskManagerId").asText("-")
+                + ": "
+                + lines[0]
+                + (rootCause == null ? "" : " ... " + rootCause);
+    }
+
+    /** A part of {@link #describe()}, or why the REST API could not tell it. */
+    private static String describing(String part, Supplier<String> description) {
+        try {
+            return part + ": " + description.get();
+        } catch (AssertionError | RuntimeException e) {
+            return part + ": unknown (" + e.getMessage() + ")";
+        }
+    }
+
+    private JsonNode vertexDetails(JsonNode vertex) {
+        return rest.get("/jobs/" + jobId + "/vertices/" + vertex.path("id").asText());
     }
 
     private JsonNode subtaskMetric(String vertexPath, int subtask, String metric) {

@@ -128,7 +128,7 @@ class TaskManagerFailuresIT {
         long lastBufferedOrder = ordersWritten;
 
         Directories.writeAtomically(buildDirectory, "flip.json", flipFile());
-        Wait.until(
+        job.await(
                 TIMEOUT,
                 "every join subtask flips",
                 () -> job.metric(CURRENT_PHASE),
@@ -172,7 +172,7 @@ class TaskManagerFailuresIT {
         long lastOrderBeforeTheLastVersion = ordersWritten;
         writeOrders();
         long expected = ordersWritten;
-        Wait.until(
+        job.await(
                 TIMEOUT,
                 expected + " committed output rows",
                 () -> Directories.committedLines(outputDirectory).size(),
@@ -260,15 +260,9 @@ class TaskManagerFailuresIT {
         cluster.killTaskManager(victim);
         kills++;
         cluster.startTaskManager(2);
-        Wait.until(
+        job.await(
                 RECOVERY_TIMEOUT,
-                "restart "
-                        + kills
-                        + " of job "
-                        + job.id()
-                        + " after TaskManager "
-                        + victim
-                        + " died",
+                "restart " + kills + " after TaskManager " + victim + " died",
                 job::restarts,
                 restarts -> restarts >= kills);
         job.awaitRunning();
@@ -280,7 +274,7 @@ class TaskManagerFailuresIT {
 
     /** Waits until the join subtasks together hold the given number of buffered orders. */
     private static void awaitBuffered(ClusterJob job, long buffered) {
-        Wait.until(
+        job.await(
                 TIMEOUT,
                 buffered + " orders buffered by the join",
                 () -> job.metric(NUM_PROBE_SIDE_RECORDS_BUFFERED),
@@ -290,7 +284,7 @@ class TaskManagerFailuresIT {
     /** Waits until the build watermark has passed a version's file on every join subtask. */
     private static void awaitApplied(ClusterJob job, int version) {
         double watermark = watermarkAfter(version);
-        Wait.until(
+        job.await(
                 TIMEOUT,
                 "version " + version + " applied",
                 () -> job.metric(CURRENT_BUILD_SIDE_WATERMARK),

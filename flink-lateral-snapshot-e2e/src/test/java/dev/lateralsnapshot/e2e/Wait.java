@@ -32,6 +32,20 @@ final class Wait {
 
     /** Polls the value until it matches and returns it; fails with the last value on timeout. */
     static <T> T until(Duration timeout, String what, Supplier<T> value, Predicate<T> matches) {
+        return until(timeout, what, value, matches, () -> null);
+    }
+
+    /**
+     * Polls the value until it matches and returns it. On timeout, fails with the last value and
+     * with what {@code context} tells then (unless null): a timeout alone does not say whether the
+     * cluster was slow, stuck or broken, the state around it does.
+     */
+    static <T> T until(
+            Duration timeout,
+            String what,
+            Supplier<T> value,
+            Predicate<T> matches,
+            Supplier<String> context) {
         long deadline = System.nanoTime() + timeout.toNanos();
         T last;
         while (true) {
@@ -40,8 +54,10 @@ final class Wait {
                 return last;
             }
             if (System.nanoTime() > deadline) {
-                throw new AssertionError(
-                        "Timed out after " + timeout + " waiting for " + what + "; last: " + last);
+                String message =
+                        "Timed out after " + timeout + " waiting for " + what + "; last: " + last;
+                String state = context.get();
+                throw new AssertionError(state == null ? message : message + "; " + state);
             }
             sleep(POLL_INTERVAL);
         }
