@@ -92,6 +92,12 @@ class TaskManagerFailuresIT {
                 LocalFlinkCluster.start(
                         Map.of(
                                 "metrics.fetcher.update-interval", "1000",
+                                // The JobManager fetches metrics from every TaskManager, through
+                                // the ResourceManager, and starts no fetch before the last one has
+                                // ended. A request to a TaskManager killed before it answered ends
+                                // only with this timeout, 10 minutes by default: until then
+                                // numRestarts and the join metrics stay as they were at the kill.
+                                "web.timeout", "20 s",
                                 // Notice a dead TaskManager in seconds instead of the default 50.
                                 "heartbeat.interval", "1000",
                                 "heartbeat.timeout", "5000",
