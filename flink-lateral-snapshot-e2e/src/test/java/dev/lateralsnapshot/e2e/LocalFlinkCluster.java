@@ -14,6 +14,8 @@
 
 package dev.lateralsnapshot.e2e;
 
+import com.fasterxml.jackson.databind.JsonNode;
+
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
@@ -27,6 +29,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -170,13 +174,32 @@ final class LocalFlinkCluster implements AutoCloseable {
     }
 
     /**
-     * Starts one more TaskManager, as {@code bin/taskmanager.sh start} does, and waits until the
-     * JobManager counts {@code expected} TaskManagers: a killed one leaves that count only when its
-     * heartbeat times out.
+     * Starts one more TaskManager, as {@code bin/taskmanager.sh start} does, and waits until it has
+     * registered at the JobManager. Counting the TaskManagers would not tell: a killed one is
+     * counted until its heartbeat times out, so the count can be right before the new one is up,
+     * and a JVM takes many seconds to start on a loaded machine.
      */
-    void startTaskManager(int expected) {
+    void startTaskManager() {
+        Set<String> before = taskManagerIds();
         runScript(Duration.ofMinutes(1), null, "taskmanager.sh", "start");
-        awaitTaskManagers(expected);
+        Wait.until(
+                STARTUP_TIMEOUT,
+                "a new TaskManager registered at the JobManager besides "
+                        + before
+                        + " (logs in "
+                        + logDirectory
+                        + ")",
+                this::taskManagerIds,
+                ids -> !before.containsAll(ids));
+    }
+
+    /** The resource ids of the TaskManagers registered at the JobManager now. */
+    Set<String> taskManagerIds() {
+        Set<String> ids = new TreeSet<>();
+        for (JsonNode taskManager : rest.get("/taskmanagers").path("taskmanagers")) {
+            ids.add(taskManager.path("id").asText());
+        }
+        return ids;
     }
 
     /**

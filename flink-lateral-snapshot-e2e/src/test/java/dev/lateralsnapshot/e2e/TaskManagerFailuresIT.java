@@ -265,7 +265,7 @@ class TaskManagerFailuresIT {
         String victim = job.joinTaskManagers().iterator().next();
         cluster.killTaskManager(victim);
         kills++;
-        cluster.startTaskManager(2);
+        cluster.startTaskManager();
         job.await(
                 RECOVERY_TIMEOUT,
                 "restart " + kills + " after TaskManager " + victim + " died",
