@@ -50,6 +50,9 @@ final class ClusterJob {
     /** The job states after which a job never runs again. */
     private static final Set<String> TERMINAL_STATES = Set.of("FAILED", "CANCELED", "FINISHED");
 
+    /** What {@link #recoveryFrom} answers once the job runs again without the dead TaskManager. */
+    private static final String RECOVERED = "recovered";
+
     /**
      * The JobManager answers a metrics request from its store and only then fetches newer values
      * (at most once per {@code metrics.fetcher.update-interval}, one second in these tests). A
@@ -126,6 +129,32 @@ final class ClusterJob {
                 },
                 matches,
                 this::describe);
+    }
+
+    /**
+     * Waits until the job has restarted since {@code since} (a time in milliseconds of this
+     * machine's clock, which the JobManager shares) and runs again without the given TaskManager:
+     * the job and every subtask RUNNING, each on a TaskManager that is registered and is not the
+     * dead one.
+     *
+     * <p>A job that is RUNNING does not prove the restart: until the JobManager notices the dead
+     * TaskManager, the job still runs as before the kill, and the REST API serves job details
+     * cached for a few seconds ({@code web.refresh-interval}). The time of the last restart comes
+     * with the same details, so a cached answer from before the restart never passes.
+     */
+    void awaitRestartWithout(
+            String deadTaskManager,
+            long since,
+            Supplier<Set<String>> registeredTaskManagers,
+            Duration timeout) {
+        await(
+                timeout,
+                "a restart after "
+                        + since
+                        + " with every subtask RUNNING without "
+                        + deadTaskManager,
+                () -> recoveryFrom(deadTaskManager, since, registeredTaskManagers.get()),
+                RECOVERED::equals);
     }
 
     /**
@@ -249,6 +278,43 @@ final class ClusterJob {
         parts.add(describing("checkpoints", this::describeCheckpoints));
         parts.add(describing("last exception", this::describeLastException));
         return "job " + jobId + ": " + String.join("; ", parts);
+    }
+
+    /**
+     * {@link #RECOVERED} once the job has restarted since {@code since} and runs without the dead
+     * TaskManager, otherwise what is missing.
+     */
+    private String recoveryFrom(String deadTaskManager, long since, Set<String> registered) {
+        JsonNode details = details();
+        long restarted = details.path("timestamps").path("RESTARTING").asLong();
+        if (restarted < since) {
+            return "no restart since " + since + " (last at " + restarted + ")";
+        }
+        String state = details.path("state").asText();
+        if (!state.equals("RUNNING")) {
+            return "job " + state;
+        }
+        for (JsonNode vertex : details.path("vertices")) {
+            for (JsonNode subtask : vertexDetails(vertex).path("subtasks")) {
+                String status = subtask.path("status").asText();
+                String taskManager = subtask.path("taskmanager-id").asText();
+                if (!status.equals("RUNNING")
+                        || taskManager.equals(deadTaskManager)
+                        || !registered.contains(taskManager)) {
+                    return vertex.path("name").asText()
+                            + " subtask "
+                            + subtask.path("subtask").asInt()
+                            + " "
+                            + status
+                            + " on "
+                            + taskManager
+                            + " (registered: "
+                            + registered
+                            + ")";
+                }
+            }
+        }
+        return RECOVERED;
     }
 
     private String describeState() {

@@ -259,19 +259,29 @@ class TaskManagerFailuresIT {
     /**
      * Kills (SIGKILL) a TaskManager that runs a join subtask and starts a new one in its place, as
      * a cluster manager would, while the job restarts from its last checkpoint on the TaskManager
-     * that is left; waits until the job runs again and has taken a checkpoint.
+     * that is left; waits until the new TaskManager is registered, the job has restarted and runs
+     * without the dead TaskManager, and has taken a checkpoint.
+     *
+     * <p>A kill costs one restart or more (see the end of the test), so the restarts are counted
+     * from the value before this kill, not against the number of kills: an earlier kill that cost
+     * two would let a count against the kills pass before the JobManager has noticed this one.
      */
     private void killJoinTaskManager(ClusterJob job) {
+        long restartsBefore = job.restarts();
         String victim = job.joinTaskManagers().iterator().next();
+        long killedAt = System.currentTimeMillis();
         cluster.killTaskManager(victim);
         kills++;
         cluster.startTaskManager();
+        job.awaitRestartWithout(victim, killedAt, cluster::taskManagerIds, RECOVERY_TIMEOUT);
+        // numRestarts comes from the metric store, which catches up only once its fetch from the
+        // dead TaskManager has timed out; waiting for it also keeps the metrics read next from
+        // being those of the job before the kill.
         job.await(
                 RECOVERY_TIMEOUT,
-                "restart " + kills + " after TaskManager " + victim + " died",
+                "numRestarts above " + restartsBefore + " after TaskManager " + victim + " died",
                 job::restarts,
-                restarts -> restarts >= kills);
-        job.awaitRunning();
+                restarts -> restarts > restartsBefore);
         Wait.sleep(SETTLE_AFTER_RESTART);
         job.awaitCheckpointTriggeredFromNow(TIMEOUT);
     }
