@@ -55,6 +55,8 @@ class PlannerArchitectureTest {
                     "org.apache.flink.table.planner.functions.bridging.BridgingSqlFunction",
                     "org.apache.flink.table.planner.functions.sql.FlinkSqlOperatorTable",
                     "org.apache.flink.table.planner.plan.nodes.exec.ExecNodeContext",
+                    "org.apache.flink.table.planner.plan.nodes.exec.serde.CompiledPlanSerdeUtil",
+                    "org.apache.flink.table.planner.plan.utils.ExecNodeMetadataUtil",
                     "org.apache.flink.table.planner.plan.nodes.logical.FlinkLogicalTableFunctionScan",
                     "org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalProcessTableFunction",
                     "org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalTemporalJoin",

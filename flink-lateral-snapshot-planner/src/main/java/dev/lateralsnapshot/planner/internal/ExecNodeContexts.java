@@ -18,9 +18,10 @@ import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeContext;
 
 /**
  * The context of an exec node of this library. {@code ExecNodeContext#newContext(Class)} only
- * accepts the exec nodes Flink lists ({@code ExecNodeMetadataUtil}) and throws for any other class;
- * the constructor Flink uses when it reads a compiled plan takes the type in its JSON form, {@code
- * <name>_<version>}, without that check.
+ * accepts the exec nodes in Flink's list ({@code ExecNodeMetadataUtil#execNodes()}), which holds
+ * this library's node only once {@link ExecNodeRegistry} has registered it; the constructor Flink
+ * uses when it reads a compiled plan takes the type in its JSON form, {@code <name>_<version>},
+ * without that check. So a node is created the same way whether it is planned or read from a plan.
  */
 public final class ExecNodeContexts {
 
@@ -31,8 +32,8 @@ public final class ExecNodeContexts {
         return ExecNodeContext.newNodeId();
     }
 
-    /** The context of an exec node of the given name and version. */
-    public static ExecNodeContext of(String name, int version) {
-        return new ExecNodeContext(name + "_" + version);
+    /** The context of an exec node of the given type, {@code <name>_<version>}. */
+    public static ExecNodeContext of(String type) {
+        return new ExecNodeContext(type);
     }
 }

@@ -15,7 +15,7 @@
 package dev.lateralsnapshot.planner.internal;
 
 import dev.lateralsnapshot.planner.SnapshotTestEnvironments;
-import dev.lateralsnapshot.planner.plan.nodes.exec.stream.StreamExecLateralSnapshotJoin;
+import dev.lateralsnapshot.planner.internal.TestExecNodes.Unlisted;
 import dev.lateralsnapshot.testutils.environments.TableEnvironmentExtension;
 
 import org.apache.flink.table.api.ExplainDetail;
@@ -31,7 +31,7 @@ import static dev.lateralsnapshot.planner.SnapshotTestEnvironments.SECTION_1_QUE
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** Guards for {@link ExecNodeContexts}: contexts for exec nodes that Flink does not list. */
+/** Guards for {@link ExecNodeContexts}: contexts for exec nodes whether or not Flink lists them. */
 class ExecNodeContextsTest {
 
     @RegisterExtension
@@ -40,10 +40,11 @@ class ExecNodeContextsTest {
 
     @Test
     void contextFromItsJsonForm() {
-        ExecNodeContext context = ExecNodeContexts.of("lateral-snapshot-join", 1);
+        ExecNodeContext context = ExecNodeContexts.of("lateral-snapshot-join_1");
         assertThat(context.getName()).isEqualTo("lateral-snapshot-join");
         assertThat(context.getVersion()).isEqualTo(1);
-        assertThatThrownBy(() -> ExecNodeContext.newContext(StreamExecLateralSnapshotJoin.class))
+        assertThat(context.getTypeAsString()).isEqualTo("lateral-snapshot-join_1");
+        assertThatThrownBy(() -> ExecNodeContext.newContext(Unlisted.class))
                 .as(
                         "ExecNodeContext#newContext now accepts exec nodes outside Flink's list;"
                                 + " ExecNodeContexts could use it instead of the JSON form")

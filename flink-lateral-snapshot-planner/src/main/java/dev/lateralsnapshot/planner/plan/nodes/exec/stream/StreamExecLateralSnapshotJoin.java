@@ -89,7 +89,7 @@ public class StreamExecLateralSnapshotJoin extends ExecNodeBase<RowData>
             String description) {
         super(
                 ExecNodeContexts.newNodeId(),
-                ExecNodeContexts.of(EXEC_NODE_NAME, EXEC_NODE_VERSION),
+                ExecNodeContexts.of(EXEC_NODE_NAME + "_" + EXEC_NODE_VERSION),
                 // No option is persisted with the node: without metadata it cannot be compiled.
                 new Configuration(),
                 List.of(probeInputProperty, buildInputProperty),
