@@ -19,12 +19,15 @@ import dev.lateralsnapshot.planner.functions.SnapshotArguments;
 import dev.lateralsnapshot.planner.functions.SnapshotProcessTableFunction;
 import dev.lateralsnapshot.planner.functions.SnapshotTableFunction;
 import dev.lateralsnapshot.planner.internal.EnvironmentCatalogs;
+import dev.lateralsnapshot.planner.internal.ExecNodeRegistry;
 import dev.lateralsnapshot.planner.internal.PlannerConfigs;
 import dev.lateralsnapshot.planner.internal.TableEnvironmentPlanners;
 import dev.lateralsnapshot.planner.internal.TableEnvironments;
 import dev.lateralsnapshot.planner.module.LateralSnapshotModule;
 import dev.lateralsnapshot.planner.operations.LateralSnapshotPlanner;
 import dev.lateralsnapshot.planner.parse.LateralSnapshotParserFactory;
+import dev.lateralsnapshot.planner.plan.nodes.exec.stream.StreamExecLateralSnapshotJoin;
+import dev.lateralsnapshot.planner.plan.nodes.exec.stream.StreamExecLateralSnapshotJoinLaterVersions;
 import dev.lateralsnapshot.planner.plan.optimize.LateralSnapshotPrograms;
 
 import org.apache.flink.table.api.DataTypes;
@@ -149,8 +152,15 @@ public final class LateralSnapshot {
      *
      * <p>Other settings of an installed planner configuration (operator tables, the SQL-to-rel
      * configuration) are kept; its parser configuration and optimizer programs are replaced.
+     *
+     * <p>It also lists the join's exec node among Flink's, once for all environments of the
+     * planner's class loader, so that compiled plans with the join can be loaded
+     * (docs/operations.md, "Compiled plans").
      */
     public static void install(TableConfig config) {
+        ExecNodeRegistry.register(
+                StreamExecLateralSnapshotJoin.class,
+                StreamExecLateralSnapshotJoinLaterVersions.class);
         if (isInstalled(config)) {
             return;
         }

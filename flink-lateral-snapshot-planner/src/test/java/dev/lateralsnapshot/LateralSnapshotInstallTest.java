@@ -15,9 +15,12 @@
 package dev.lateralsnapshot;
 
 import dev.lateralsnapshot.planner.SnapshotTestEnvironments;
+import dev.lateralsnapshot.planner.plan.nodes.exec.stream.StreamExecLateralSnapshotJoin;
+import dev.lateralsnapshot.planner.plan.nodes.exec.stream.StreamExecLateralSnapshotJoinLaterVersions;
 import dev.lateralsnapshot.testutils.connectors.Directories;
 import dev.lateralsnapshot.testutils.environments.TableEnvironments;
 
+import org.apache.flink.table.api.TableConfig;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.config.OptimizerConfigOptions;
 import org.apache.flink.table.catalog.Catalog;
@@ -25,6 +28,7 @@ import org.apache.flink.table.catalog.ObjectPath;
 import org.apache.flink.table.catalog.stats.CatalogTableStatistics;
 import org.apache.flink.table.functions.TableFunction;
 import org.apache.flink.table.planner.calcite.CalciteConfig;
+import org.apache.flink.table.planner.plan.utils.ExecNodeMetadataUtil;
 import org.apache.flink.table.planner.utils.TableConfigUtils;
 
 import org.apache.calcite.sql.util.SqlOperatorTables;
@@ -116,6 +120,16 @@ class LateralSnapshotInstallTest {
         LateralSnapshot.install(env.getConfig());
         assertThat(LateralSnapshot.isInstalled(env.getConfig())).isTrue();
         assertThat(TableConfigUtils.getCalciteConfig(env.getConfig())).isSameAs(installed);
+    }
+
+    @Test
+    void installListsTheJoinForCompiledPlans() {
+        LateralSnapshot.install(TableConfig.getDefault());
+
+        assertThat(ExecNodeMetadataUtil.retrieveExecNode(StreamExecLateralSnapshotJoin.NAME, 1))
+                .isEqualTo(StreamExecLateralSnapshotJoin.class);
+        assertThat(ExecNodeMetadataUtil.retrieveExecNode(StreamExecLateralSnapshotJoin.NAME, 2))
+                .isEqualTo(StreamExecLateralSnapshotJoinLaterVersions.class);
     }
 
     @Test

@@ -185,7 +185,8 @@ class PlannerArchitectureTest {
                 .whereLayer("Physical nodes")
                 .mayOnlyBeAccessedByLayers("Programs", "Rules")
                 .whereLayer("Exec nodes")
-                .mayOnlyBeAccessedByLayers("Physical nodes")
+                // The activation registers the exec node for compiled plans.
+                .mayOnlyBeAccessedByLayers("Entry point", "Planner factory", "Physical nodes")
                 .whereLayer("Functions")
                 .mayOnlyBeAccessedByLayers(
                         "Entry point",

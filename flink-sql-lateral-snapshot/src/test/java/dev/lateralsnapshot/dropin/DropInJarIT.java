@@ -15,6 +15,7 @@
 package dev.lateralsnapshot.dropin;
 
 import org.apache.flink.table.api.EnvironmentSettings;
+import org.apache.flink.table.api.PlanReference;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.delegation.ParserFactory;
 import org.apache.flink.table.factories.FactoryUtil;
@@ -39,6 +40,7 @@ import java.util.stream.Collectors;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipInputStream;
 
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.ENRICHED_COLUMNS;
 import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.ORDERS_COLUMNS;
 import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.RATES_COLUMNS;
 import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.createTable;
@@ -174,6 +176,27 @@ class DropInJarIT {
                                         + " LEFT JOIN LATERAL SNAPSHOT(input => TABLE rates,"
                                         + " on_time => DESCRIPTOR(update_time)) AS r"
                                         + " ON o.currency = r.currency"))
+                .contains("LateralSnapshotJoin(joinType=[LeftOuterJoin]");
+    }
+
+    @Test
+    void compiledPlansLoadInAnotherEnvironmentWithoutInstall() {
+        TableEnvironment env = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
+        env.executeSql(createTable("orders", ORDERS_COLUMNS, "'connector' = 'datagen'"));
+        env.executeSql(createTable("rates", RATES_COLUMNS, "'connector' = 'datagen'"));
+        env.executeSql(createTable("enriched", ENRICHED_COLUMNS, "'connector' = 'blackhole'"));
+        String plan =
+                env.compilePlanSql(
+                                "INSERT INTO enriched SELECT o.order_id, o.currency, r.rate"
+                                        + " FROM orders AS o"
+                                        + " LEFT JOIN LATERAL SNAPSHOT(input => TABLE rates,"
+                                        + " on_time => DESCRIPTOR(update_time)) AS r"
+                                        + " ON o.currency = r.currency")
+                        .asJsonString();
+
+        // The plan holds the tables: the other environment needs no DDL.
+        TableEnvironment other = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
+        assertThat(other.loadPlan(PlanReference.fromJsonString(plan)).explain())
                 .contains("LateralSnapshotJoin(joinType=[LeftOuterJoin]");
     }
 

@@ -52,7 +52,8 @@ import static dev.lateralsnapshot.planner.functions.SnapshotTableFunction.STATE_
  *
  * <p>They are folded once, when the join is planned, so that EXPLAIN shows what the job will do and
  * the defaults are fixed at compile time: {@code load_completed_time} defaults to the wall-clock
- * time of planning, {@code state_ttl} to {@code table.exec.state.ttl}.
+ * time of planning, {@code state_ttl} to {@code table.exec.state.ttl}. A compiled plan keeps the
+ * values, and says whether {@code load_completed_time} was given or defaulted.
  *
  * <p>{@code on_time} is kept as the position of the column in the build input, so the planner rules
  * that change the build input must move it along ({@link #withOnTimeIndex(int)}).
@@ -65,6 +66,9 @@ public final class SnapshotArguments {
     /** Epoch millis. */
     private final long loadCompletedTime;
 
+    /** Whether the query gave {@code load_completed_time}, rather than the time of planning. */
+    private final boolean loadCompletedTimeGiven;
+
     /** Millis, 0 for none. */
     private final long loadCompletedIdleTimeout;
 
@@ -74,10 +78,12 @@ public final class SnapshotArguments {
     private SnapshotArguments(
             @Nullable Integer onTimeIndex,
             long loadCompletedTime,
+            boolean loadCompletedTimeGiven,
             long loadCompletedIdleTimeout,
             long stateTtl) {
         this.onTimeIndex = onTimeIndex;
         this.loadCompletedTime = loadCompletedTime;
+        this.loadCompletedTimeGiven = loadCompletedTimeGiven;
         this.loadCompletedIdleTimeout = loadCompletedIdleTimeout;
         this.stateTtl = stateTtl;
     }
@@ -92,10 +98,14 @@ public final class SnapshotArguments {
     public static SnapshotArguments fold(RexCall call, RelNode buildInput, ReadableConfig config) {
         List<RexNode> operands = SnapshotCalls.operandsInParameterOrder(call);
         RelOptCluster cluster = buildInput.getCluster();
+        Integer onTimeIndex =
+                onTimeColumn(call).map(column -> onTimeIndex(column, buildInput)).orElse(null);
+        OptionalLong loadCompletedTime =
+                foldConstant(cluster, operands, LOAD_COMPLETED_TIME_POSITION, false);
         return new SnapshotArguments(
-                onTimeColumn(call).map(column -> onTimeIndex(column, buildInput)).orElse(null),
-                foldConstant(cluster, operands, LOAD_COMPLETED_TIME_POSITION, false)
-                        .orElseGet(System::currentTimeMillis),
+                onTimeIndex,
+                loadCompletedTime.orElseGet(System::currentTimeMillis),
+                loadCompletedTime.isPresent(),
                 foldConstant(cluster, operands, LOAD_COMPLETED_IDLE_TIMEOUT_POSITION, true)
                         .orElse(0L),
                 foldConstant(cluster, operands, STATE_TTL_POSITION, true)
@@ -189,7 +199,12 @@ public final class SnapshotArguments {
 
     /** The same arguments, with the {@code on_time} column at another position. */
     public SnapshotArguments withOnTimeIndex(int index) {
-        return new SnapshotArguments(index, loadCompletedTime, loadCompletedIdleTimeout, stateTtl);
+        return new SnapshotArguments(
+                index,
+                loadCompletedTime,
+                loadCompletedTimeGiven,
+                loadCompletedIdleTimeout,
+                stateTtl);
     }
 
     public boolean hasOnTime() {
@@ -203,6 +218,11 @@ public final class SnapshotArguments {
 
     public long getLoadCompletedTime() {
         return loadCompletedTime;
+    }
+
+    /** Whether {@link #getLoadCompletedTime()} was given, or is the time of planning. */
+    public boolean isLoadCompletedTimeGiven() {
+        return loadCompletedTimeGiven;
     }
 
     public long getLoadCompletedIdleTimeout() {
@@ -244,12 +264,18 @@ public final class SnapshotArguments {
         SnapshotArguments that = (SnapshotArguments) o;
         return Objects.equals(onTimeIndex, that.onTimeIndex)
                 && loadCompletedTime == that.loadCompletedTime
+                && loadCompletedTimeGiven == that.loadCompletedTimeGiven
                 && loadCompletedIdleTimeout == that.loadCompletedIdleTimeout
                 && stateTtl == that.stateTtl;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(onTimeIndex, loadCompletedTime, loadCompletedIdleTimeout, stateTtl);
+        return Objects.hash(
+                onTimeIndex,
+                loadCompletedTime,
+                loadCompletedTimeGiven,
+                loadCompletedIdleTimeout,
+                stateTtl);
     }
 }

@@ -16,6 +16,7 @@ package dev.lateralsnapshot.planner.internal;
 
 import dev.lateralsnapshot.planner.SnapshotTestEnvironments;
 import dev.lateralsnapshot.planner.internal.TestExecNodes.Unlisted;
+import dev.lateralsnapshot.planner.plan.nodes.exec.stream.StreamExecLateralSnapshotJoin;
 import dev.lateralsnapshot.testutils.environments.TableEnvironmentExtension;
 
 import org.apache.flink.table.api.ExplainDetail;
@@ -40,10 +41,10 @@ class ExecNodeContextsTest {
 
     @Test
     void contextFromItsJsonForm() {
-        ExecNodeContext context = ExecNodeContexts.of("lateral-snapshot-join_1");
-        assertThat(context.getName()).isEqualTo("lateral-snapshot-join");
-        assertThat(context.getVersion()).isEqualTo(1);
-        assertThat(context.getTypeAsString()).isEqualTo("lateral-snapshot-join_1");
+        ExecNodeContext context = ExecNodeContexts.of(StreamExecLateralSnapshotJoin.TYPE);
+        assertThat(context.getName()).isEqualTo(StreamExecLateralSnapshotJoin.NAME);
+        assertThat(context.getVersion()).isEqualTo(StreamExecLateralSnapshotJoin.VERSION);
+        assertThat(context.getTypeAsString()).isEqualTo(StreamExecLateralSnapshotJoin.TYPE);
         assertThatThrownBy(() -> ExecNodeContext.newContext(Unlisted.class))
                 .as(
                         "ExecNodeContext#newContext now accepts exec nodes outside Flink's list;"

@@ -18,6 +18,7 @@ import dev.lateralsnapshot.planner.internal.ExecNodeContexts;
 import dev.lateralsnapshot.runtime.operators.join.snapshot.BuildSideLayout;
 import dev.lateralsnapshot.runtime.operators.join.snapshot.LateralSnapshotJoinOperator;
 
+import org.apache.flink.FlinkVersion;
 import org.apache.flink.api.dag.Transformation;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ReadableConfig;
@@ -27,6 +28,7 @@ import org.apache.flink.table.planner.delegation.PlannerBase;
 import org.apache.flink.table.planner.plan.nodes.exec.ExecEdge;
 import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeBase;
 import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeConfig;
+import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeMetadata;
 import org.apache.flink.table.planner.plan.nodes.exec.InputProperty;
 import org.apache.flink.table.planner.plan.nodes.exec.SingleTransformationTranslator;
 import org.apache.flink.table.planner.plan.nodes.exec.spec.JoinSpec;
@@ -41,6 +43,13 @@ import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.utils.LogicalTypeChecks;
 
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.annotation.JsonCreator;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.annotation.JsonIgnore;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.annotation.JsonInclude;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.annotation.JsonProperty;
+
+import javax.annotation.Nullable;
+
 import java.util.List;
 
 import static org.apache.flink.util.Preconditions.checkArgument;
@@ -53,60 +62,194 @@ import static org.apache.flink.util.Preconditions.checkNotNull;
  * (the physical node asks for singleton exchanges) and the operator is keyed by the empty key, at
  * parallelism 1.
  *
- * <p>The node carries no {@code @ExecNodeMetadata}: Flink checks an annotated exec node against its
- * own list of exec nodes and rejects any other (see {@link ExecNodeContexts}). A compiled plan can
- * therefore not be restored with this node.
+ * <h2>Compiled plans</h2>
+ *
+ * <p>A compiled plan holds the node as Flink 2.4 holds its own LATERAL SNAPSHOT join: the type
+ * {@value #TYPE} and the properties {@value #FIELD_NAME_JOIN_SPEC}, {@value
+ * #FIELD_NAME_RIGHT_TIME_ATTRIBUTE_INDEX}, {@value #FIELD_NAME_LOAD_COMPLETED_CONDITION}, {@value
+ * #FIELD_NAME_LOAD_COMPLETED_TIME}, and, only when set, {@value
+ * #FIELD_NAME_LOAD_COMPLETED_IDLE_TIMEOUT_MS} and {@value #FIELD_NAME_STATE_TTL_MS}, so that Flink
+ * 2.4 can run a plan compiled with this library. What only this library needs has a name of its
+ * own, which Flink ignores like any unknown property: {@value #FIELD_NAME_BUILD_SIDE_LAYOUT}. Every
+ * argument is in the plan with the value it had at planning: a default {@code load_completed_time}
+ * (the wall-clock time of planning, {@value #LOAD_COMPLETED_CONDITION_COMPILE_TIME}) does not move
+ * when the plan runs later. Flink can read the node from a plan once {@code ExecNodeRegistry} has
+ * registered this class, which every activation of the library does ({@code
+ * LateralSnapshot.install} and the drop-in jar's planner factory).
  */
+@ExecNodeMetadata(
+        name = StreamExecLateralSnapshotJoin.NAME,
+        version = StreamExecLateralSnapshotJoin.VERSION,
+        producedTransformations =
+                StreamExecLateralSnapshotJoin.LATERAL_SNAPSHOT_JOIN_TRANSFORMATION,
+        // Flink 2.3 has no v2_4; the node is written the same way for both.
+        minPlanVersion = FlinkVersion.v2_3,
+        minStateVersion = FlinkVersion.v2_3)
 public class StreamExecLateralSnapshotJoin extends ExecNodeBase<RowData>
         implements StreamExecNode<RowData>, SingleTransformationTranslator<RowData> {
+
+    /** The name of the exec node, Flink 2.4's for the same join. */
+    public static final String NAME = "stream-exec-lateral-snapshot-join";
+
+    public static final int VERSION = 1;
+
+    /** The type of the node in a compiled plan. */
+    public static final String TYPE = NAME + "_" + VERSION;
 
     /** The transformation name in Flink's uid pattern ({@code [a-z-]+}). */
     public static final String LATERAL_SNAPSHOT_JOIN_TRANSFORMATION = "lateral-snapshot-join";
 
-    /** The name of the exec node, as Flink names the type of an exec node with its version. */
-    public static final String EXEC_NODE_NAME = "lateral-snapshot-join";
+    public static final String FIELD_NAME_JOIN_SPEC = "joinSpec";
+    public static final String FIELD_NAME_RIGHT_TIME_ATTRIBUTE_INDEX = "rightTimeAttributeIndex";
+    public static final String FIELD_NAME_LOAD_COMPLETED_CONDITION = "loadCompletedCondition";
+    public static final String FIELD_NAME_LOAD_COMPLETED_TIME = "loadCompletedTime";
+    public static final String FIELD_NAME_LOAD_COMPLETED_IDLE_TIMEOUT_MS =
+            "loadCompletedIdleTimeoutMs";
+    public static final String FIELD_NAME_STATE_TTL_MS = "stateTtlMs";
 
-    public static final int EXEC_NODE_VERSION = 1;
+    /** This library's own: how the operator keeps the build side. */
+    public static final String FIELD_NAME_BUILD_SIDE_LAYOUT = "lateralSnapshotBuildSideLayout";
 
+    /** The {@value #FIELD_NAME_LOAD_COMPLETED_CONDITION} of a defaulted load completed time. */
+    public static final String LOAD_COMPLETED_CONDITION_COMPILE_TIME = "compile_time";
+
+    /** The {@value #FIELD_NAME_LOAD_COMPLETED_CONDITION} of a given load completed time. */
+    public static final String LOAD_COMPLETED_CONDITION_USER_TIME = "user_time";
+
+    @JsonProperty(FIELD_NAME_JOIN_SPEC)
     private final JoinSpec joinSpec;
-    private final BuildSideLayout buildSideLayout;
-    private final int buildTimeIndex;
-    private final long loadCompletedTime;
-    private final long loadCompletedIdleTimeout;
-    private final long stateTtl;
 
+    /** Position of the {@code on_time} column in the build rows. */
+    @JsonProperty(FIELD_NAME_RIGHT_TIME_ATTRIBUTE_INDEX)
+    private final int rightTimeAttributeIndex;
+
+    /** Where {@link #loadCompletedTime} came from; the operator needs only the time. */
+    @JsonProperty(FIELD_NAME_LOAD_COMPLETED_CONDITION)
+    private final String loadCompletedCondition;
+
+    /** Epoch millis. */
+    @JsonProperty(FIELD_NAME_LOAD_COMPLETED_TIME)
+    private final long loadCompletedTime;
+
+    /** Millis; null for none (Flink 2.4 would read 0 as a timeout of 0 ms). */
+    @JsonProperty(FIELD_NAME_LOAD_COMPLETED_IDLE_TIMEOUT_MS)
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    @Nullable
+    private final Long loadCompletedIdleTimeoutMs;
+
+    /** Millis; null to keep build keys forever. */
+    @JsonProperty(FIELD_NAME_STATE_TTL_MS)
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    @Nullable
+    private final Long stateTtlMs;
+
+    @JsonProperty(FIELD_NAME_BUILD_SIDE_LAYOUT)
+    private final BuildSideLayout buildSideLayout;
+
+    /**
+     * The node of a planned join.
+     *
+     * @param loadCompletedTimeGiven whether the query gave {@code load_completed_time}, rather than
+     *     the time of planning
+     * @param loadCompletedIdleTimeout millis, 0 for none
+     * @param stateTtl millis, 0 to keep build keys forever
+     */
     public StreamExecLateralSnapshotJoin(
-            ReadableConfig tableConfig,
             JoinSpec joinSpec,
             BuildSideLayout buildSideLayout,
             int buildTimeIndex,
             long loadCompletedTime,
+            boolean loadCompletedTimeGiven,
             long loadCompletedIdleTimeout,
             long stateTtl,
             InputProperty probeInputProperty,
             InputProperty buildInputProperty,
             RowType outputType,
             String description) {
-        super(
+        this(
                 ExecNodeContexts.newNodeId(),
-                ExecNodeContexts.of(EXEC_NODE_NAME + "_" + EXEC_NODE_VERSION),
-                // No option is persisted with the node: without metadata it cannot be compiled.
+                TYPE,
+                // The node consumes no option: its arguments are folded at planning.
                 new Configuration(),
+                joinSpec,
+                buildTimeIndex,
+                loadCompletedTimeGiven
+                        ? LOAD_COMPLETED_CONDITION_USER_TIME
+                        : LOAD_COMPLETED_CONDITION_COMPILE_TIME,
+                loadCompletedTime,
+                loadCompletedIdleTimeout > 0 ? loadCompletedIdleTimeout : null,
+                stateTtl > 0 ? stateTtl : null,
+                buildSideLayout,
                 List.of(probeInputProperty, buildInputProperty),
                 outputType,
                 description);
-        checkNotNull(tableConfig);
-        FlinkJoinType joinType = joinSpec.getJoinType();
+    }
+
+    /**
+     * The node as a compiled plan holds it. A plan that Flink 2.4 wrote has no {@value
+     * #FIELD_NAME_BUILD_SIDE_LAYOUT}: it gets the multiset layout, which is right for every build
+     * input whose updates retract the old row with an UPDATE_BEFORE; this library writes the layout
+     * of every plan it compiles.
+     */
+    @JsonCreator
+    public StreamExecLateralSnapshotJoin(
+            @JsonProperty(FIELD_NAME_ID) int id,
+            @JsonProperty(FIELD_NAME_TYPE) String type,
+            @JsonProperty(FIELD_NAME_CONFIGURATION) ReadableConfig persistedConfig,
+            @JsonProperty(FIELD_NAME_JOIN_SPEC) JoinSpec joinSpec,
+            @JsonProperty(FIELD_NAME_RIGHT_TIME_ATTRIBUTE_INDEX) int rightTimeAttributeIndex,
+            @JsonProperty(FIELD_NAME_LOAD_COMPLETED_CONDITION) String loadCompletedCondition,
+            @JsonProperty(FIELD_NAME_LOAD_COMPLETED_TIME) long loadCompletedTime,
+            @JsonProperty(FIELD_NAME_LOAD_COMPLETED_IDLE_TIMEOUT_MS) @Nullable
+                    Long loadCompletedIdleTimeoutMs,
+            @JsonProperty(FIELD_NAME_STATE_TTL_MS) @Nullable Long stateTtlMs,
+            @JsonProperty(FIELD_NAME_BUILD_SIDE_LAYOUT) @Nullable BuildSideLayout buildSideLayout,
+            @JsonProperty(FIELD_NAME_INPUT_PROPERTIES) List<InputProperty> inputProperties,
+            @JsonProperty(FIELD_NAME_OUTPUT_TYPE) RowType outputType,
+            @JsonProperty(FIELD_NAME_DESCRIPTION) String description) {
+        super(
+                id,
+                ExecNodeContexts.of(type),
+                persistedConfig,
+                inputProperties,
+                outputType,
+                description);
+        checkArgument(inputProperties.size() == 2, "A join has two inputs.");
+        FlinkJoinType joinType = checkNotNull(joinSpec).getJoinType();
         checkArgument(
                 joinType == FlinkJoinType.INNER || joinType == FlinkJoinType.LEFT,
                 "Unsupported join type %s.",
                 joinType);
+        checkArgument(
+                rightTimeAttributeIndex >= 0,
+                "The %s must not be negative, but is %s.",
+                FIELD_NAME_RIGHT_TIME_ATTRIBUTE_INDEX,
+                rightTimeAttributeIndex);
+        checkArgument(
+                LOAD_COMPLETED_CONDITION_COMPILE_TIME.equals(loadCompletedCondition)
+                        || LOAD_COMPLETED_CONDITION_USER_TIME.equals(loadCompletedCondition),
+                "The %s must be '%s' or '%s', but is '%s'.",
+                FIELD_NAME_LOAD_COMPLETED_CONDITION,
+                LOAD_COMPLETED_CONDITION_COMPILE_TIME,
+                LOAD_COMPLETED_CONDITION_USER_TIME,
+                loadCompletedCondition);
+        checkArgument(
+                loadCompletedIdleTimeoutMs == null || loadCompletedIdleTimeoutMs >= 0,
+                "The %s must not be negative, but is %s.",
+                FIELD_NAME_LOAD_COMPLETED_IDLE_TIMEOUT_MS,
+                loadCompletedIdleTimeoutMs);
+        checkArgument(
+                stateTtlMs == null || stateTtlMs >= 0,
+                "The %s must not be negative, but is %s.",
+                FIELD_NAME_STATE_TTL_MS,
+                stateTtlMs);
         this.joinSpec = joinSpec;
-        this.buildSideLayout = checkNotNull(buildSideLayout);
-        this.buildTimeIndex = buildTimeIndex;
+        this.rightTimeAttributeIndex = rightTimeAttributeIndex;
+        this.loadCompletedCondition = loadCompletedCondition;
         this.loadCompletedTime = loadCompletedTime;
-        this.loadCompletedIdleTimeout = loadCompletedIdleTimeout;
-        this.stateTtl = stateTtl;
+        this.loadCompletedIdleTimeoutMs = loadCompletedIdleTimeoutMs;
+        this.stateTtlMs = stateTtlMs;
+        this.buildSideLayout = buildSideLayout == null ? BuildSideLayout.MULTISET : buildSideLayout;
     }
 
     /** How the operator keeps the build side; decided by the physical node. */
@@ -115,8 +258,9 @@ public class StreamExecLateralSnapshotJoin extends ExecNodeBase<RowData>
     }
 
     /** Position of the {@code on_time} column in the build rows. */
+    @JsonIgnore
     public int getBuildTimeIndex() {
-        return buildTimeIndex;
+        return rightTimeAttributeIndex;
     }
 
     @Override
@@ -143,11 +287,12 @@ public class StreamExecLateralSnapshotJoin extends ExecNodeBase<RowData>
                         joinSpec.getJoinType() == FlinkJoinType.LEFT,
                         joinSpec.getFilterNulls(),
                         buildSideLayout,
-                        buildTimeIndex,
-                        LogicalTypeChecks.getPrecision(buildType.getTypeAt(buildTimeIndex)),
+                        rightTimeAttributeIndex,
+                        LogicalTypeChecks.getPrecision(
+                                buildType.getTypeAt(rightTimeAttributeIndex)),
                         loadCompletedTime,
-                        loadCompletedIdleTimeout,
-                        stateTtl);
+                        loadCompletedIdleTimeoutMs == null ? 0 : loadCompletedIdleTimeoutMs,
+                        stateTtlMs == null ? 0 : stateTtlMs);
 
         Transformation<RowData> probeTransform =
                 (Transformation<RowData>) probeEdge.translateToPlan(planner);

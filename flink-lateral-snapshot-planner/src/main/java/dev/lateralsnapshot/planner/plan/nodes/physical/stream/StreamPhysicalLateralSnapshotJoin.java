@@ -40,8 +40,6 @@ import org.apache.calcite.util.ImmutableBitSet;
 
 import java.util.Set;
 
-import static org.apache.flink.table.planner.utils.ShortcutUtils.unwrapTableConfig;
-
 /**
  * The LATERAL SNAPSHOT join as a stream physical node; EXPLAIN prints it as {@code
  * LateralSnapshotJoin(joinType=[...], where=[...], select=[...], on_time=[...], ...)}.
@@ -58,16 +56,6 @@ import static org.apache.flink.table.planner.utils.ShortcutUtils.unwrapTableConf
  * changelog mode and the upsert keys its build input ends up with.
  */
 public class StreamPhysicalLateralSnapshotJoin extends TemporalJoinDisguise {
-
-    static final String COMPILED_PLAN_MESSAGE =
-            "Compiled plans (COMPILE PLAN, TablePipeline#compilePlan, StatementSet#compilePlan) are"
-                    + " not supported for LATERAL SNAPSHOT joins on Flink 2.3: EXECUTE PLAN can only"
-                    + " load Flink's own exec nodes, so the plan could never run. Submit the"
-                    + " statement itself instead (for example INSERT INTO ... SELECT ... JOIN"
-                    + " LATERAL SNAPSHOT(...), or TablePipeline#execute()). Its state is kept in"
-                    + " checkpoints and savepoints like that of any other job: stop it with a"
-                    + " savepoint and submit the same statement with"
-                    + " 'execution.state-recovery.path' to resume.";
 
     private final SnapshotArguments arguments;
 
@@ -111,28 +99,15 @@ public class StreamPhysicalLateralSnapshotJoin extends TemporalJoinDisguise {
                 super.explainTerms(pw), getRight().getRowType().getFieldNames());
     }
 
-    /**
-     * Fails when the join is translated for a compiled plan: {@code isCompiled} is true only for
-     * {@code COMPILE PLAN} and its Table API forms, and {@code EXECUTE PLAN} can only load Flink's
-     * own exec nodes.
-     */
-    @Override
-    public ExecNode<?> translateToExecNode(boolean isCompiled) {
-        if (isCompiled) {
-            throw new TableException(COMPILED_PLAN_MESSAGE);
-        }
-        return super.translateToExecNode(isCompiled);
-    }
-
     @Override
     public ExecNode<?> translateToExecNode() {
         JoinSpec spec = joinSpec();
         return new StreamExecLateralSnapshotJoin(
-                unwrapTableConfig(this),
                 spec,
                 buildSideLayout(spec),
                 arguments.getOnTimeIndex(),
                 arguments.getLoadCompletedTime(),
+                arguments.isLoadCompletedTimeGiven(),
                 arguments.getLoadCompletedIdleTimeout(),
                 arguments.getStateTtl(),
                 InputProperty.DEFAULT,

@@ -15,81 +15,95 @@
 package dev.lateralsnapshot.planner.plan.nodes.physical.stream;
 
 import dev.lateralsnapshot.planner.SnapshotTestEnvironments;
+import dev.lateralsnapshot.planner.plan.nodes.exec.stream.StreamExecLateralSnapshotJoin;
 import dev.lateralsnapshot.testutils.environments.TableEnvironmentExtension;
 
-import org.apache.flink.table.api.ExplainDetail;
 import org.apache.flink.table.api.TableEnvironment;
-import org.apache.flink.table.api.TableException;
 
-import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 
 import static dev.lateralsnapshot.planner.SnapshotTestEnvironments.SECTION_1_QUERY;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatCode;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * Compiled plans, which {@link StreamPhysicalLateralSnapshotJoin} rejects when it is translated for
- * one: its message word for word, for every API that compiles a plan (this is the one test of the
- * message's words), and no error where nothing is compiled.
+ * Compiled plans: every API that compiles one translates the join for it ({@code
+ * FlinkPhysicalRel#translateToExecNode(true)}), and the plan holds the join's exec node under its
+ * type.
  */
 class StreamPhysicalLateralSnapshotJoinTest {
+
+    private static final String INSERT = "INSERT INTO out_print " + SECTION_1_QUERY;
+
+    private static final String NODE_TYPE =
+            "\"type\" : \"" + StreamExecLateralSnapshotJoin.TYPE + "\"";
 
     @RegisterExtension
     static final TableEnvironmentExtension ENVIRONMENT =
             SnapshotTestEnvironments.streamingPerTest();
 
     @ParameterizedTest
-    @ValueSource(strings = {"COMPILE PLAN", "compilePlanSql", "TablePipeline", "StatementSet"})
-    void compiledPlansAreRejected(String api, TableEnvironment env, @TempDir Path directory) {
-        String insert = "INSERT INTO out_print " + SECTION_1_QUERY;
+    @ValueSource(
+            strings = {
+                "COMPILE PLAN",
+                "COMPILE PLAN IF NOT EXISTS",
+                "compilePlanSql",
+                "TablePipeline",
+                "StatementSet"
+            })
+    void everyApiCompilesThePlanWithTheJoin(
+            String api, TableEnvironment env, @TempDir Path directory) throws Exception {
         Path planFile = directory.resolve("plan.json");
-        ThrowingCallable compile;
+        String plan;
         switch (api) {
             case "COMPILE PLAN":
-                compile = () -> env.executeSql("COMPILE PLAN '" + planFile + "' FOR " + insert);
+                env.executeSql("COMPILE PLAN '" + planFile + "' FOR " + INSERT);
+                plan = Files.readString(planFile);
+                break;
+            case "COMPILE PLAN IF NOT EXISTS":
+                env.executeSql("COMPILE PLAN '" + planFile + "' IF NOT EXISTS FOR " + INSERT);
+                plan = Files.readString(planFile);
                 break;
             case "compilePlanSql":
-                compile = () -> env.compilePlanSql(insert);
+                plan = env.compilePlanSql(INSERT).asJsonString();
                 break;
             case "TablePipeline":
-                compile = () -> env.sqlQuery(SECTION_1_QUERY).insertInto("out_print").compilePlan();
+                plan =
+                        env.sqlQuery(SECTION_1_QUERY)
+                                .insertInto("out_print")
+                                .compilePlan()
+                                .asJsonString();
                 break;
             default:
-                compile = () -> env.createStatementSet().addInsertSql(insert).compilePlan();
+                plan = env.createStatementSet().addInsertSql(INSERT).compilePlan().asJsonString();
         }
 
-        assertThatThrownBy(compile)
+        assertThat(plan)
                 .as(
                         "Flink no longer calls FlinkPhysicalRel#translateToExecNode(true) for %s,"
-                                + " so the join lets an unloadable compiled plan through",
+                                + " or the join is missing from the plan",
                         api)
-                .isInstanceOf(TableException.class)
-                .hasMessage(
-                        "Compiled plans (COMPILE PLAN, TablePipeline#compilePlan,"
-                                + " StatementSet#compilePlan) are not supported for LATERAL"
-                                + " SNAPSHOT joins on Flink 2.3: EXECUTE PLAN can only load"
-                                + " Flink's own exec nodes, so the plan could never run. Submit"
-                                + " the statement itself instead (for example INSERT INTO ..."
-                                + " SELECT ... JOIN LATERAL SNAPSHOT(...), or"
-                                + " TablePipeline#execute()). Its state is kept in checkpoints"
-                                + " and savepoints like that of any other job: stop it with a"
-                                + " savepoint and submit the same statement with"
-                                + " 'execution.state-recovery.path' to resume.");
-        assertThat(planFile).doesNotExist();
+                .containsOnlyOnce(NODE_TYPE);
     }
 
     @Test
-    void explainTranslatesWithoutTheCompiledFlag(TableEnvironment env) {
-        assertThatCode(() -> env.explainSql(SECTION_1_QUERY, ExplainDetail.JSON_EXECUTION_PLAN))
-                .as("only COMPILE PLAN may set the flag")
-                .doesNotThrowAnyException();
+    void compilePlanIfNotExistsKeepsThePlanThatExists(TableEnvironment env, @TempDir Path directory)
+            throws Exception {
+        Path planFile = directory.resolve("plan.json");
+        String compile = "COMPILE PLAN '" + planFile + "' IF NOT EXISTS FOR " + INSERT;
+        env.executeSql(compile);
+        String first = Files.readString(planFile);
+        // The default load_completed_time is the time of compilation: a second compilation would
+        // change it.
+        Thread.sleep(5);
+        env.executeSql(compile);
+
+        assertThat(Files.readString(planFile)).isEqualTo(first);
     }
 }
