@@ -24,6 +24,7 @@ import dev.lateralsnapshot.testutils.environments.StateBackendKind;
 import dev.lateralsnapshot.testutils.metrics.JoinMetrics;
 
 import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.table.api.CompiledPlan;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.types.Row;
 import org.apache.flink.types.RowKind;
@@ -42,8 +43,8 @@ import static org.apache.flink.util.Preconditions.checkState;
  * environment with the join installed, a {@code 'test-probe'} channel for the orders, a changelog
  * {@code 'test-probe'} channel for a build side, and a {@code 'test-collect'} sink. The test
  * creates the tables it needs with {@link #ordersOptions()}, {@link #ratesOptions()} and {@link
- * #sinkOptions()}, and submits one {@code INSERT INTO}. Closing stops the job and releases the
- * channels.
+ * #sinkOptions()}, and submits one {@code INSERT INTO} or compiled plan. Closing stops the job and
+ * releases the channels.
  */
 final class ControlledJob implements AutoCloseable {
 
@@ -96,6 +97,13 @@ final class ControlledJob implements AutoCloseable {
     ControlledJob submit(MiniCluster cluster, String insert) throws Exception {
         checkState(job == null, "A job was submitted already.");
         job = RunningJob.of(cluster, env.executeSql(insert));
+        return this;
+    }
+
+    /** Runs a compiled plan and waits until all its tasks run. */
+    ControlledJob submit(MiniCluster cluster, CompiledPlan plan) throws Exception {
+        checkState(job == null, "A job was submitted already.");
+        job = RunningJob.of(cluster, plan.execute());
         return this;
     }
 

@@ -17,7 +17,10 @@ package dev.lateralsnapshot.tests.reliability;
 import dev.lateralsnapshot.testutils.environments.StateBackendKind;
 
 import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.table.api.CompiledPlan;
+import org.apache.flink.table.api.PlanReference;
 import org.apache.flink.table.api.TableEnvironment;
+import org.apache.flink.table.api.config.TableConfigOptions;
 
 import javax.annotation.Nullable;
 
@@ -41,6 +44,11 @@ import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.createTable;
  * graph, and the same maximum parallelism, which fixes the key groups of the keyed state. This
  * class keeps them in one place; change nothing here without regenerating the savepoints of every
  * unreleased version (see {@code src/test/resources/reliability/savepoints/README.md}).
+ *
+ * <p>The job's compiled plan is the other way to run it ({@code CompiledPlanRestoreITCase}). The
+ * transformations of a compiled plan get uids from the ids of the plan's nodes, the same in every
+ * process, so the savepoints of the plan's job restore into the plan whatever the JVM. They are
+ * savepoints of their own: the statement and its plan give different operator ids.
  *
  * <p>Both sources keep no state of the test run (no file paths, no offsets): the build side is a
  * changelog {@code 'test-probe'} table whose rows all come from its first subtask, so that a -U and
@@ -90,6 +98,54 @@ final class SavepointJob {
             @Nullable String savepoint,
             String ratesWatermark)
             throws Exception {
+        ControlledJob job = prepare(backend, parallelism, savepoint, ratesWatermark);
+        try {
+            return job.submit(cluster, QUERY);
+        } catch (Exception | AssertionError e) {
+            job.close();
+            throw e;
+        }
+    }
+
+    /**
+     * The job's plan, compiled as Flink's restore tests compile theirs: with the schemas of the
+     * tables but not their options, which name the channels of this run.
+     */
+    static CompiledPlan compilePlan(ControlledJob job) {
+        job.env()
+                .getConfig()
+                .set(
+                        TableConfigOptions.PLAN_COMPILE_CATALOG_OBJECTS,
+                        TableConfigOptions.CatalogPlanCompilation.SCHEMA);
+        return job.env().compilePlanSql(QUERY);
+    }
+
+    /** Loads the job's plan into the job, whose tables it finds by name. */
+    static CompiledPlan loadPlan(ControlledJob job, PlanReference plan) {
+        job.env()
+                .getConfig()
+                .set(
+                        TableConfigOptions.PLAN_RESTORE_CATALOG_OBJECTS,
+                        TableConfigOptions.CatalogPlanRestore.IDENTIFIER);
+        return job.env().loadPlan(plan);
+    }
+
+    /**
+     * The job's environment and tables at a parallelism, restored from a savepoint when a path is
+     * given, with nothing submitted yet.
+     */
+    static ControlledJob prepare(
+            StateBackendKind backend, int parallelism, @Nullable String savepoint)
+            throws Exception {
+        return prepare(backend, parallelism, savepoint, LAGGING_WATERMARK);
+    }
+
+    private static ControlledJob prepare(
+            StateBackendKind backend,
+            int parallelism,
+            @Nullable String savepoint,
+            String ratesWatermark)
+            throws Exception {
         ControlledJob job = ControlledJob.prepare(backend, parallelism);
         try {
             TableEnvironment env = job.env();
@@ -108,7 +164,7 @@ final class SavepointJob {
                                     + ratesWatermark,
                             job.ratesOptions()));
             env.executeSql(createTable("enriched", ENRICHED_COLUMNS, job.sinkOptions()));
-            return job.submit(cluster, QUERY);
+            return job;
         } catch (Exception | AssertionError e) {
             job.close();
             throw e;

@@ -1,0 +1,172 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package dev.lateralsnapshot.tests.reliability;
+
+import dev.lateralsnapshot.planner.plan.nodes.exec.stream.StreamExecLateralSnapshotJoin;
+import dev.lateralsnapshot.tests.runtime.MiniClusterTestBase;
+import dev.lateralsnapshot.testutils.environments.StateBackendKind;
+
+import org.apache.flink.table.api.CompiledPlan;
+import org.apache.flink.table.api.PlanReference;
+import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeContext;
+import org.apache.flink.util.FileUtils;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.net.URL;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.stream.Stream;
+
+import static dev.lateralsnapshot.tests.reliability.SavepointPhase.ORDERS_BEFORE_SAVEPOINT;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assumptions.assumeThat;
+
+/**
+ * Restore tests of the join's exec node in the style of Flink's {@code RestoreTestBase}: for each
+ * phase of {@link SavepointPhase}, a compiled plan of {@link SavepointJob} and a savepoint of the
+ * job run from it are committed under {@code
+ * src/test/resources/restore-tests/stream-exec-lateral-snapshot-join_1/<case>/}, as {@code
+ * plan/<case>.json} and {@code savepoint/}. Every build loads each plan into fresh tables, restores
+ * it from its savepoint on the heap and on RocksDB, and checks what the restored job does. A change
+ * to how the node is read from a plan, to the uids of its transformations, or to its state fails
+ * here, as it would fail a user's {@code EXECUTE PLAN} with {@code execution.state-recovery.path}.
+ *
+ * <p>{@link #generateTestSetupFiles()} writes them anew, from the current build; the README in that
+ * directory says when that is legitimate:
+ *
+ * <pre>{@code
+ * mvn -B -o verify -pl flink-lateral-snapshot-tests \
+ *     -Dtest=CompiledPlanRestoreITCase#generateTestSetupFiles -Drestore-tests.generate=true
+ * }</pre>
+ */
+class CompiledPlanRestoreITCase extends MiniClusterTestBase {
+
+    static final String GENERATE_PROPERTY = "restore-tests.generate";
+
+    private static final String NODE_DIRECTORY =
+            "restore-tests/" + StreamExecLateralSnapshotJoin.TYPE;
+
+    /** Where the cases live in the sources; the generator writes there. */
+    private static final Path SOURCE_DIRECTORY = Paths.get("src/test/resources", NODE_DIRECTORY);
+
+    /** The savepoints are taken on RocksDB, as Flink's restore tests take theirs. */
+    private static final StateBackendKind GENERATING_BACKEND = StateBackendKind.ROCKSDB;
+
+    static Stream<Arguments> cases() {
+        List<Arguments> cases = new ArrayList<>();
+        for (SavepointPhase phase : SavepointPhase.values()) {
+            for (StateBackendKind backend : StateBackendKind.values()) {
+                cases.add(Arguments.of(phase, backend));
+            }
+        }
+        return cases.stream();
+    }
+
+    @ParameterizedTest(name = "{0} phase on {1}")
+    @MethodSource("cases")
+    void restoresTheCommittedPlanFromItsSavepoint(SavepointPhase phase, StateBackendKind backend)
+            throws Exception {
+        String name = caseName(phase);
+        Path savepoint = committed(name + "/savepoint");
+        assertThat(savepoint.resolve("_metadata")).as("committed savepoint").isRegularFile();
+        PlanReference plan = PlanReference.fromResource(planResource(name));
+
+        try (ControlledJob job = SavepointJob.prepare(backend, 2, savepoint.toUri().toString())) {
+            job.submit(cluster(), SavepointJob.loadPlan(job, plan));
+            long firstOrder = ORDERS_BEFORE_SAVEPOINT + 1;
+            long lastOrder = ORDERS_BEFORE_SAVEPOINT + 3;
+            phase.continueAfterRestore(job, firstOrder, lastOrder);
+            phase.finish(job, lastOrder);
+        }
+    }
+
+    /**
+     * Compiles the plan of each case with the current build, runs it into the phase and stops it
+     * with a savepoint, and puts both into the sources, replacing what was there.
+     */
+    @Test
+    @EnabledIfSystemProperty(named = GENERATE_PROPERTY, matches = "true")
+    void generateTestSetupFiles() throws Exception {
+        assumeThat(Files.isDirectory(SOURCE_DIRECTORY.getParent()))
+                .as("run from the module directory, where " + SOURCE_DIRECTORY + " is")
+                .isTrue();
+        for (SavepointPhase phase : SavepointPhase.values()) {
+            String name = caseName(phase);
+            Path target = SOURCE_DIRECTORY.resolve(name);
+            if (Files.exists(target)) {
+                FileUtils.deleteDirectory(target.toFile());
+            }
+            Path planFile = target.resolve(planPath(name));
+            Files.createDirectories(planFile.getParent());
+            String savepoint;
+            try (ControlledJob job = SavepointJob.prepare(GENERATING_BACKEND, 2, null)) {
+                // Nodes numbered from 1 in every case: a regenerated plan differs only where the
+                // build changed.
+                ExecNodeContext.resetIdCounter();
+                CompiledPlan plan = SavepointJob.compilePlan(job);
+                plan.writeToFile(planFile);
+                job.submit(cluster(), plan);
+                phase.fill(job);
+                savepoint = job.stopWithSavepoint(directory.resolve(name));
+            }
+            copy(Paths.get(URI.create(savepoint)), target.resolve("savepoint"));
+        }
+    }
+
+    /** The directory of a phase's case, as Flink names its restore tests' cases. */
+    private static String caseName(SavepointPhase phase) {
+        return "lateral-snapshot-join-" + phase.name().toLowerCase(Locale.ROOT) + "-phase";
+    }
+
+    private static String planPath(String caseName) {
+        return "plan/" + caseName + ".json";
+    }
+
+    private static String planResource(String caseName) {
+        return NODE_DIRECTORY + "/" + caseName + "/" + planPath(caseName);
+    }
+
+    private static Path committed(String path) throws URISyntaxException {
+        URL resource =
+                Objects.requireNonNull(
+                        CompiledPlanRestoreITCase.class.getResource(
+                                "/" + NODE_DIRECTORY + "/" + path),
+                        path);
+        return Paths.get(resource.toURI());
+    }
+
+    /** Copies a savepoint's directory: its metadata and any state files. */
+    private static void copy(Path savepoint, Path target) throws IOException {
+        Files.createDirectories(target);
+        try (Stream<Path> files = Files.list(savepoint)) {
+            for (Path file : (Iterable<Path>) files::iterator) {
+                Files.copy(file, target.resolve(file.getFileName()));
+            }
+        }
+    }
+}
