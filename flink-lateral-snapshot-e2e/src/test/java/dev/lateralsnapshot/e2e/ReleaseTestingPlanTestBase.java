@@ -138,8 +138,16 @@ abstract class ReleaseTestingPlanTestBase {
      * flips and prints every buffered order at once. Returns the running job.
      */
     ClusterJob loadPhaseAndFlipViaIdleTimeout() {
+        return loadPhaseAndFlipViaIdleTimeout(insert("JOIN", EQUI, IDLE_TIMEOUT));
+    }
+
+    /**
+     * {@link #loadPhaseAndFlipViaIdleTimeout()} for statements that submit its {@code INSERT}, or
+     * the plan compiled from it.
+     */
+    ClusterJob loadPhaseAndFlipViaIdleTimeout(String statements) {
         PrintSinkOutput.Mark start = output.mark();
-        ClusterJob job = submit(insert("JOIN", EQUI, IDLE_TIMEOUT));
+        ClusterJob job = submit(statements);
 
         // Before the file is written: load phase, about one more buffered order per second.
         double buffered =
