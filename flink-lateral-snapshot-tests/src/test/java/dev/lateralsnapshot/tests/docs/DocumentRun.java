@@ -27,6 +27,7 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.configuration.ExecutionOptions;
 import org.apache.flink.table.api.EnvironmentSettings;
+import org.apache.flink.table.api.PlanReference;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.TableResult;
 import org.apache.flink.table.api.internal.TableResultInternal;
@@ -64,7 +65,8 @@ import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.NUM_BUILD_SIDE_C
  *   <li>A query ({@code SELECT}, {@code WITH}) with an output block after it, before the next
  *       query, runs: the output blocks up to the next query take its rows, and it keeps running
  *       while the statements between them run. A query without an output block is planned only
- *       ({@code EXPLAIN}), and so is an {@code INSERT} that does not insert {@code VALUES}.
+ *       ({@code EXPLAIN}), and so is an {@code INSERT} that does not insert {@code VALUES}. An
+ *       {@code EXECUTE PLAN} loads and explains its plan, without running it.
  *   <li>Every other statement runs ({@code INSERT ... VALUES} until its job ends). While a query
  *       runs, an insert into its build table waits until the join has applied a build change more
  *       than before, as the tutorial asks the reader to wait.
@@ -93,6 +95,8 @@ final class DocumentRun implements AutoCloseable {
     private static final Pattern RESET_ALL = Pattern.compile("(?is)RESET");
     private static final Pattern INSERT_VALUES =
             Pattern.compile("(?is)INSERT\\s+INTO\\s+([\\w.`]+)\\s*(\\([^)]*\\)\\s*)?VALUES\\b.*");
+    private static final Pattern EXECUTE_PLAN =
+            Pattern.compile("(?is)EXECUTE\\s+PLAN\\s+'([^']+)'");
     private static final Pattern BUILD_TABLE =
             Pattern.compile("(?is).*\\binput\\s*=>\\s*TABLE\\s+([\\w.`]+).*");
 
@@ -154,6 +158,8 @@ final class DocumentRun implements AutoCloseable {
                 explained = hasOutput ? plan : null;
             } else if (keyword.equals("SET") || keyword.equals("RESET")) {
                 changeOptions(sql);
+            } else if (EXECUTE_PLAN.matcher(sql).matches()) {
+                explainPlan(sql);
             } else {
                 execute(sql);
             }
@@ -228,6 +234,13 @@ final class DocumentRun implements AutoCloseable {
         try (CloseableIterator<Row> rows = environment().executeSql(sql).collect()) {
             return String.valueOf(rows.next().getField(0));
         }
+    }
+
+    /** Like an {@code INSERT}: the plan's job would not end, so it is loaded and translated. */
+    private void explainPlan(String sql) {
+        Matcher plan = EXECUTE_PLAN.matcher(sql);
+        plan.matches();
+        environment().loadPlan(PlanReference.fromFile(plan.group(1))).explain();
     }
 
     private void execute(String sql) throws Exception {
