@@ -44,10 +44,6 @@ import java.util.Map;
 import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.BATCH_ORDERS_COLUMNS;
 import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.BATCH_RATES_COLUMNS;
 import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.ENRICHED_COLUMNS;
-import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.ONE_ORDER_PER_SECOND;
-import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.ORDERS_COLUMNS;
-import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.RATES_COLUMNS;
-import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.RATES_PK_COLUMNS;
 import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.createTable;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -65,11 +61,6 @@ class LateralSnapshotCompiledPlanTest {
     private static final String LOAD_COMPLETED_TIME =
             "load_completed_time => CAST(TIMESTAMP '2026-01-02 00:00:00' AS TIMESTAMP_LTZ(3))";
 
-    private static final String ENRICH =
-            "INSERT INTO enriched SELECT o.order_id, o.currency, r.rate";
-
-    private static final String ON_CURRENCY = " ON o.currency = r.currency";
-
     /** Stands for the wall-clock time of compilation in the golden files. */
     private static final String TIME_OF_COMPILATION = "<the time of compilation>";
 
@@ -86,61 +77,51 @@ class LateralSnapshotCompiledPlanTest {
     }
 
     static List<PlanCase> cases() {
+        String loadCompletedTime = ", " + LOAD_COMPLETED_TIME;
         return List.of(
                 new PlanCase(
-                        "inner_join",
-                        ENRICH
-                                + " FROM orders AS o JOIN LATERAL SNAPSHOT(input => TABLE rates,"
-                                + " on_time => DESCRIPTOR(update_time), "
-                                + LOAD_COMPLETED_TIME
-                                + ") AS r"
-                                + ON_CURRENCY,
-                        Map.of()),
+                        "inner_join", enrich("JOIN", "rates", loadCompletedTime, ""), Map.of()),
                 new PlanCase(
                         "left_join_default_load_completed_time",
-                        ENRICH
-                                + " FROM orders AS o LEFT JOIN LATERAL SNAPSHOT(input => TABLE"
-                                + " rates, on_time => DESCRIPTOR(update_time)) AS r"
-                                + ON_CURRENCY,
+                        enrich("LEFT JOIN", "rates", "", ""),
                         Map.of()),
                 new PlanCase(
                         "idle_timeout_and_state_ttl",
-                        ENRICH
-                                + " FROM orders AS o LEFT JOIN LATERAL SNAPSHOT(input => TABLE"
-                                + " rates, on_time => DESCRIPTOR(update_time), "
-                                + LOAD_COMPLETED_TIME
-                                + ", load_completed_idle_timeout => INTERVAL '10' SECOND,"
-                                + " state_ttl => INTERVAL '1' HOUR) AS r"
-                                + ON_CURRENCY,
+                        enrich(
+                                "LEFT JOIN",
+                                "rates",
+                                loadCompletedTime
+                                        + ", load_completed_idle_timeout => INTERVAL '10' SECOND,"
+                                        + " state_ttl => INTERVAL '1' HOUR",
+                                ""),
                         Map.of()),
                 new PlanCase(
                         "state_ttl_from_table_exec_state_ttl",
-                        ENRICH
-                                + " FROM orders AS o JOIN LATERAL SNAPSHOT(input => TABLE rates,"
-                                + " on_time => DESCRIPTOR(update_time), "
-                                + LOAD_COMPLETED_TIME
-                                + ") AS r"
-                                + ON_CURRENCY,
+                        enrich("JOIN", "rates", loadCompletedTime, ""),
                         Map.of("table.exec.state.ttl", "2 h")),
                 new PlanCase(
                         "build_with_primary_key",
-                        ENRICH
-                                + " FROM orders AS o JOIN LATERAL SNAPSHOT(input => TABLE rates_pk,"
-                                + " on_time => DESCRIPTOR(update_time), "
-                                + LOAD_COMPLETED_TIME
-                                + ") AS r"
-                                + ON_CURRENCY,
+                        enrich("JOIN", "rates_pk", loadCompletedTime, ""),
                         Map.of()),
                 new PlanCase(
                         "non_equi_predicate",
-                        ENRICH
-                                + " FROM orders AS o LEFT JOIN LATERAL SNAPSHOT(input => TABLE"
-                                + " rates, on_time => DESCRIPTOR(update_time), "
-                                + LOAD_COMPLETED_TIME
-                                + ") AS r"
-                                + ON_CURRENCY
-                                + " AND r.rate > o.order_id",
+                        enrich("LEFT JOIN", "rates", loadCompletedTime, " AND r.rate > o.order_id"),
                         Map.of()));
+    }
+
+    /**
+     * The {@code INSERT INTO enriched} of orders joined with a build table; {@code arguments}
+     * follow {@code on_time}, {@code condition} follows the equality of the currencies.
+     */
+    private static String enrich(String join, String build, String arguments, String condition) {
+        return "INSERT INTO enriched SELECT o.order_id, o.currency, r.rate FROM orders AS o "
+                + join
+                + " LATERAL SNAPSHOT(input => TABLE "
+                + build
+                + ", on_time => DESCRIPTOR(update_time)"
+                + arguments
+                + ") AS r ON o.currency = r.currency"
+                + condition;
     }
 
     @ParameterizedTest(name = "{0}")
@@ -276,10 +257,9 @@ class LateralSnapshotCompiledPlanTest {
 
         CompiledPlan plan =
                 env.compilePlanSql(
-                        ENRICH
+                        "INSERT INTO enriched SELECT o.order_id, o.currency, r.rate"
                                 + " FROM orders_b AS o LEFT JOIN LATERAL SNAPSHOT(input => TABLE"
-                                + " rates_b) AS r"
-                                + ON_CURRENCY);
+                                + " rates_b) AS r ON o.currency = r.currency");
 
         assertThat(plan.asJsonString()).doesNotContain("lateral-snapshot");
         assertThatThrownBy(plan::explain)
@@ -312,12 +292,7 @@ class LateralSnapshotCompiledPlanTest {
     }
 
     private static TableEnvironment streamingEnvironment() {
-        TableEnvironment env = TableEnvironments.streaming();
-        LateralSnapshot.install(env);
-        String debezium = Directories.filesystem(directory, "debezium-json");
-        env.executeSql(createTable("rates", RATES_COLUMNS, debezium));
-        env.executeSql(createTable("rates_pk", RATES_PK_COLUMNS, debezium));
-        env.executeSql(createTable("orders", ORDERS_COLUMNS, ONE_ORDER_PER_SECOND));
+        TableEnvironment env = PlanEnvironments.streaming(directory);
         env.executeSql(createTable("enriched", ENRICHED_COLUMNS, "'connector' = 'blackhole'"));
         return env;
     }

@@ -33,10 +33,6 @@ import java.util.stream.Collectors;
 
 import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.BATCH_ORDERS_COLUMNS;
 import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.BATCH_RATES_COLUMNS;
-import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.ONE_ORDER_PER_SECOND;
-import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.ORDERS_COLUMNS;
-import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.RATES_COLUMNS;
-import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.RATES_PK_COLUMNS;
 import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.createTable;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -412,12 +408,8 @@ class LateralSnapshotPlanTest {
     }
 
     private static TableEnvironment streamingEnvironment() {
-        TableEnvironment env = TableEnvironments.streaming();
-        LateralSnapshot.install(env);
+        TableEnvironment env = PlanEnvironments.streaming(directory);
         String debezium = Directories.filesystem(directory, "debezium-json");
-        env.executeSql(createTable("rates", RATES_COLUMNS, debezium));
-        env.executeSql(createTable("rates_pk", RATES_PK_COLUMNS, debezium));
-        env.executeSql(createTable("orders", ORDERS_COLUMNS, ONE_ORDER_PER_SECOND));
         env.executeSql(
                 "CREATE TABLE items (order_id BIGINT, item STRING, quantity INT)"
                         + " WITH ('connector' = 'datagen')");

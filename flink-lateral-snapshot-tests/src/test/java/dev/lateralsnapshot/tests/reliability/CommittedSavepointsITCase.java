@@ -35,7 +35,6 @@ import java.util.List;
 import java.util.Objects;
 import java.util.stream.Stream;
 
-import static dev.lateralsnapshot.tests.reliability.SavepointPhase.ORDERS_BEFORE_SAVEPOINT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
@@ -104,10 +103,7 @@ class CommittedSavepointsITCase extends MiniClusterTestBase {
             throws Exception {
         try (ControlledJob job =
                 SavepointJob.start(cluster(), backend, 2, savepoint.toUri().toString())) {
-            long firstOrder = ORDERS_BEFORE_SAVEPOINT + 1;
-            long lastOrder = ORDERS_BEFORE_SAVEPOINT + 3;
-            phase.continueAfterRestore(job, firstOrder, lastOrder);
-            phase.finish(job, lastOrder);
+            phase.checkRestored(job);
         }
     }
 
@@ -152,7 +148,7 @@ class CommittedSavepointsITCase extends MiniClusterTestBase {
     }
 
     /** Replaces a directory by a copy of a savepoint's directory (its metadata and state files). */
-    private static void copy(Path savepoint, Path target) throws IOException {
+    static void copy(Path savepoint, Path target) throws IOException {
         if (Files.exists(target)) {
             FileUtils.deleteDirectory(target.toFile());
         }

@@ -29,7 +29,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-import java.io.IOException;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.URL;
@@ -42,7 +41,6 @@ import java.util.Locale;
 import java.util.Objects;
 import java.util.stream.Stream;
 
-import static dev.lateralsnapshot.tests.reliability.SavepointPhase.ORDERS_BEFORE_SAVEPOINT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
@@ -98,10 +96,7 @@ class CompiledPlanRestoreITCase extends MiniClusterTestBase {
 
         try (ControlledJob job = SavepointJob.prepare(backend, 2, savepoint.toUri().toString())) {
             job.submit(cluster(), SavepointJob.loadPlan(job, plan));
-            long firstOrder = ORDERS_BEFORE_SAVEPOINT + 1;
-            long lastOrder = ORDERS_BEFORE_SAVEPOINT + 3;
-            phase.continueAfterRestore(job, firstOrder, lastOrder);
-            phase.finish(job, lastOrder);
+            phase.checkRestored(job);
         }
     }
 
@@ -134,7 +129,8 @@ class CompiledPlanRestoreITCase extends MiniClusterTestBase {
                 phase.fill(job);
                 savepoint = job.stopWithSavepoint(directory.resolve(name));
             }
-            copy(Paths.get(URI.create(savepoint)), target.resolve("savepoint"));
+            CommittedSavepointsITCase.copy(
+                    Paths.get(URI.create(savepoint)), target.resolve("savepoint"));
         }
     }
 
@@ -158,15 +154,5 @@ class CompiledPlanRestoreITCase extends MiniClusterTestBase {
                                 "/" + NODE_DIRECTORY + "/" + path),
                         path);
         return Paths.get(resource.toURI());
-    }
-
-    /** Copies a savepoint's directory: its metadata and any state files. */
-    private static void copy(Path savepoint, Path target) throws IOException {
-        Files.createDirectories(target);
-        try (Stream<Path> files = Files.list(savepoint)) {
-            for (Path file : (Iterable<Path>) files::iterator) {
-                Files.copy(file, target.resolve(file.getFileName()));
-            }
-        }
     }
 }

@@ -189,6 +189,17 @@ enum SavepointPhase {
      */
     abstract void finish(ControlledJob job, long lastOrder) throws Exception;
 
+    /**
+     * Checks a job restored from a savepoint that {@link #fill} took: three more orders, then the
+     * build changes that complete the story.
+     */
+    void checkRestored(ControlledJob job) throws Exception {
+        long firstOrder = ORDERS_BEFORE_SAVEPOINT + 1;
+        long lastOrder = ORDERS_BEFORE_SAVEPOINT + 3;
+        continueAfterRestore(job, firstOrder, lastOrder);
+        finish(job, lastOrder);
+    }
+
     /** The directory name of this phase's savepoint on a state backend. */
     String savepointName(String backend) {
         return backend + "-" + name().toLowerCase() + "-phase";
