@@ -48,6 +48,7 @@ import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.RATES_COLUMNS;
 import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.createTable;
 import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.currency;
 import static org.apache.flink.table.api.Expressions.$;
+import static org.apache.flink.table.api.Expressions.call;
 import static org.apache.flink.table.api.Expressions.descriptor;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -55,8 +56,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Compiled plans end to end (docs/operations.md, "Compiled plans"): a plan compiled in one
  * environment runs in a fresh one, which has no tables of its own (the plan holds them), and emits
  * the rows of the statement run directly, on the heap and on RocksDB. Every API that compiles or
- * loads a plan is used by one of the forms; {@code joinLateral} comes with its own Table API
- * support.
+ * loads a plan is used by one of the forms.
  *
  * <p>Both sides are bounded files: the build side holds the rates of the reference with an update
  * and a delete, and its watermark stays below the default {@code load_completed_time} (the time of
@@ -138,6 +138,21 @@ class CompiledPlanRoundTripITCase extends MiniClusterTestBase {
                 Table orders = env.from("orders");
                 Table joined =
                         orders.join(snapshotByName(env), $("currency").isEqual($("r_currency")));
+                run.execute(enriched(joined).compilePlan());
+            }
+        },
+        TABLE_API_JOIN_LATERAL(INNER_JOIN) {
+            @Override
+            void compileAndRun(Run run) throws Exception {
+                TableEnvironment env = run.compiling;
+                Table joined =
+                        env.from("orders")
+                                .joinLateral(
+                                        call(
+                                                "SNAPSHOT",
+                                                renamedRates(env).asArgument("input"),
+                                                descriptor("r_update_time").asArgument("on_time")),
+                                        $("currency").isEqual($("r_currency")));
                 run.execute(enriched(joined).compilePlan());
             }
         },
