@@ -38,7 +38,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The load phase and the flip to the join phase (docs/lateral-snapshot-join.md, "How it works" and
  * "Choosing how the load phase ends"), on the heap and on the RocksDB state backend.
  *
- * <p>The idle timeout is one second: its length is not the point, only that the flip waits for it.
+ * <p>The idle timeout is three seconds: its length is not the point, only that the flip waits for
+ * it, while the test buffers orders in the load phase.
  */
 class LoadPhaseITCase extends MiniClusterTestBase {
 
@@ -57,22 +58,24 @@ class LoadPhaseITCase extends MiniClusterTestBase {
             scenario.submit(
                     INNER_JOIN
                             + "input => TABLE rates, on_time => DESCRIPTOR(update_time),"
-                            + " load_completed_idle_timeout => INTERVAL '1' SECOND"
+                            + " load_completed_idle_timeout => INTERVAL '3' SECOND"
                             + ON_CURRENCY);
             assertThat(scenario.stateBackendName()).isEqualTo(backend.backendName);
 
-            // Without build data there is no build watermark, and the idle timeout's clock starts
-            // only with one: the join keeps buffering, however long it waits.
+            // Orders before any build data and after it are buffered alike. The empty build side
+            // goes idle after the source idle timeout, which starts the clock; the watermark of
+            // 001.json restarts it, and the join flips once it has not moved for 3 s.
             scenario.emitOrders(1, 6);
             scenario.awaitMetrics("6 orders are buffered", m -> buffered(m) == 6);
+            scenario.writeBuildFile("001.json", RateChanges.FILE_001);
+            scenario.awaitMetrics(
+                    "the build watermark reaches 001.json's Z row",
+                    m -> m.allEqual(CURRENT_BUILD_SIDE_WATERMARK, WATERMARK_OF_001));
             scenario.emitOrders(7, 9);
             scenario.awaitMetrics("9 orders are buffered", m -> buffered(m) == 9);
-            Thread.sleep(1500);
             assertThat(scenario.metrics().longs(CURRENT_PHASE)).isEqualTo(onEverySubtask(0L));
-            assertThat(buffered(scenario.metrics())).isEqualTo(9);
             assertThat(scenario.output()).isEmpty();
 
-            scenario.writeBuildFile("001.json", RateChanges.FILE_001);
             scenario.awaitMetrics("both subtasks flip", m -> m.allEqual(CURRENT_PHASE, 1));
             // Every buffered order comes out at the flip, before any other: A at 1.0, B at 2.0.
             // The C orders find no rate, and the inner join drops them.
@@ -122,7 +125,7 @@ class LoadPhaseITCase extends MiniClusterTestBase {
                             + ON_CURRENCY);
             bufferOrdersAroundFile001(scenario);
             // Longer than the idle timeout of the test above.
-            Thread.sleep(1500);
+            Thread.sleep(3500);
             assertThat(scenario.metrics().longs(CURRENT_PHASE)).isEqualTo(onEverySubtask(0L));
             assertThat(scenario.metrics().longs(CURRENT_BUILD_SIDE_WATERMARK))
                     .isEqualTo(onEverySubtask(WATERMARK_OF_001));

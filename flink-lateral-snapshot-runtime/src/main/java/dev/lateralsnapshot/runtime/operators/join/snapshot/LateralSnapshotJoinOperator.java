@@ -66,11 +66,13 @@ import static org.apache.flink.util.Preconditions.checkNotNull;
  *   <li><b>Load phase.</b> Build changes are collected; probe rows are buffered in keyed state and
  *       nothing is emitted. The probe watermark is held back. The load ends when the build
  *       watermark reaches {@code loadCompletedTime}, or, when an idle timeout is set, when the
- *       build watermark has not advanced for that long in processing time (the clock starts with
- *       the first build watermark and is re-armed by every advance).
+ *       build watermark has not advanced for that long in processing time. The clock starts with
+ *       the first build record, watermark or idle status, so that an empty build side that Flink
+ *       marks idle flips too, and is re-armed by every advance of the build watermark.
  *   <li><b>Join phase.</b> At the flip every buffered probe row is joined and emitted, then the
- *       held probe watermark is released. From then on each probe row is joined immediately. The
- *       output is insert-only.
+ *       held probe watermark is released. A flip that comes before any build watermark first
+ *       applies every build change received so far, in time order. From then on each probe row is
+ *       joined immediately. The output is insert-only.
  * </ul>
  *
  * <p><b>Build changes</b> are held in keyed state until the build watermark reaches their time (the
@@ -89,7 +91,7 @@ import static org.apache.flink.util.Preconditions.checkNotNull;
  *
  * <p><b>Watermarks.</b> The output watermark is the probe watermark, forwarded only in the join
  * phase. The build watermark drives the application of build changes and the flip and is never
- * forwarded; neither is the build side's watermark status.
+ * forwarded; neither is the build side's watermark status, which only starts the idle clock.
  *
  * <p><b>State.</b> Keyed by the equality keys (one empty key without equality predicate): the build
  * rows ({@link BuildSideLayout}), the pending build changes, held -U rows ({@link
@@ -200,7 +202,16 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
     private transient long maxBuildTime;
     private transient long probeWatermark;
     private transient boolean probeIdle;
-    private transient long lastBuildWatermarkAdvance;
+
+    /**
+     * Processing time since which the build watermark has not advanced: its last advance, or the
+     * first build record, watermark or idle status; Long.MIN_VALUE before any of them.
+     */
+    private transient long buildIdleSince;
+
+    /** The build time up to which a flip without any build watermark applied the changes. */
+    private transient long appliedAtFlip;
+
     private transient boolean idleCheckScheduled;
     private transient long startTime;
     private transient long loadPhaseDuration;
@@ -350,6 +361,8 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
                         metrics);
         buildWatermark = Long.MIN_VALUE;
         probeWatermark = Long.MIN_VALUE;
+        buildIdleSince = Long.MIN_VALUE;
+        appliedAtFlip = Long.MIN_VALUE;
         startTime = getProcessingTimeService().getCurrentProcessingTime();
 
         if (restored) {
@@ -389,7 +402,10 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
     public void snapshotState(StateSnapshotContext context) throws Exception {
         super.snapshotState(context);
         maxBuildTimeState.update(maxBuildTime);
-        buildWatermarkState.update(Math.max(buildWatermark, restoredBuildWatermark));
+        // What a restore releases before it joins probe rows of a loading subtask: everything
+        // this subtask had applied, also without a watermark.
+        buildWatermarkState.update(
+                Math.max(Math.max(buildWatermark, appliedAtFlip), restoredBuildWatermark));
         probeBuffer.snapshotState();
         if (ttlClock != null) {
             ttlClock.snapshotState();
@@ -448,6 +464,24 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
 
     // ---- phases ----
 
+    /**
+     * A build record, watermark or idle status: the idle clock starts with the first. Upstream
+     * Flink's join starts it the same way; starting it only with a watermark left an empty build
+     * side, which never sends one, loading for good (BadInputITCase).
+     */
+    private void startIdleClock() {
+        if (buildIdleSince == Long.MIN_VALUE) {
+            restartIdleClock();
+        }
+    }
+
+    private void restartIdleClock() {
+        buildIdleSince = getProcessingTimeService().getCurrentProcessingTime();
+        if (!joinPhase && loadCompletedIdleTimeout > 0 && !idleCheckScheduled) {
+            scheduleIdleCheck(buildIdleSince + loadCompletedIdleTimeout);
+        }
+    }
+
     private void scheduleIdleCheck(long time) {
         idleCheckScheduled = true;
         getProcessingTimeService().registerTimer(time, this::checkBuildIdle);
@@ -458,7 +492,7 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
         if (joinPhase) {
             return;
         }
-        long due = lastBuildWatermarkAdvance + loadCompletedIdleTimeout;
+        long due = buildIdleSince + loadCompletedIdleTimeout;
         if (now >= due) {
             flipToJoinPhase(
                     "the build watermark did not advance for " + loadCompletedIdleTimeout + " ms");
@@ -468,6 +502,12 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
     }
 
     private void flipToJoinPhase(String reason) throws Exception {
+        if (buildWatermark == Long.MIN_VALUE && maxBuildTime != Long.MIN_VALUE) {
+            // No watermark will say when the build side is loaded, and the idle timeout says it
+            // is: what it sent is the loaded build side. The timers apply it in time order.
+            appliedAtFlip = maxBuildTime;
+            timeServiceManager.advanceWatermark(new Watermark(maxBuildTime));
+        }
         joinPhase = true;
         phaseState.update(joinPhase);
         loadPhaseDuration = getProcessingTimeService().getCurrentProcessingTime() - startTime;
@@ -554,7 +594,14 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
     @Override
     protected void processWatermarkStatus(WatermarkStatus status, int inputIndex) throws Exception {
         // The output follows the probe side only; the build side's status does not reach it.
-        if (inputIndex == 0 && probeIdle != status.isIdle()) {
+        if (inputIndex == 1) {
+            if (status.isIdle()) {
+                warnIfBuildSideIsIdleFromTheStart();
+                startIdleClock();
+            }
+            return;
+        }
+        if (probeIdle != status.isIdle()) {
             probeIdle = status.isIdle();
             // In the load phase the output holds its watermark back and stays active: an idle
             // output would drop the watermark released at the flip. The flip passes IDLE on.
@@ -589,6 +636,7 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
 
     @Override
     public void processElement2(StreamRecord<RowData> record) throws Exception {
+        startIdleClock();
         if (hasNullRejectingKey()) {
             // Never matches; keeping it would only cost state.
             return;
@@ -641,15 +689,14 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
             return;
         }
         buildWatermark = watermark;
-        lastBuildWatermarkAdvance = getProcessingTimeService().getCurrentProcessingTime();
         // Fires the build-change timers up to the watermark: all released changes are applied
         // here, before the next probe row.
         timeServiceManager.advanceWatermark(mark);
         if (!joinPhase) {
             if (watermark >= loadCompletedTime) {
                 flipToJoinPhase("the build watermark reached the load completed time");
-            } else if (loadCompletedIdleTimeout > 0 && !idleCheckScheduled) {
-                scheduleIdleCheck(lastBuildWatermarkAdvance + loadCompletedIdleTimeout);
+            } else {
+                restartIdleClock();
             }
         }
     }
@@ -714,13 +761,39 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
      */
     private void warnIfBuildWatermarkIsMissing() {
         if (buildWatermark == Long.MIN_VALUE) {
+            String consequence;
+            if (joinPhase) {
+                consequence = "the build changes received after the flip are not applied";
+            } else if (loadCompletedIdleTimeout > 0) {
+                consequence =
+                        "no build change is applied until the idle timeout ends the load phase";
+            } else {
+                consequence = "no build change is applied and the load phase cannot end";
+            }
             LOG.warn(
                     "The LATERAL SNAPSHOT join has received build rows for {} s but no build"
-                            + " watermark: no build change is applied and the load phase cannot"
-                            + " end. If a build source subtask has no data (it holds the watermark"
-                            + " back), set 'table.exec.source.idle-timeout'; otherwise check the"
-                            + " WATERMARK of the build input's on_time column.",
-                    MISSING_BUILD_WATERMARK_WARNING_DELAY / 1000);
+                            + " watermark: {}. If a build source subtask has no data (it holds the"
+                            + " watermark back), set 'table.exec.source.idle-timeout'; otherwise"
+                            + " check the WATERMARK of the build input's on_time column.",
+                    MISSING_BUILD_WATERMARK_WARNING_DELAY / 1000,
+                    consequence);
+        }
+    }
+
+    /**
+     * A build side that is idle before it sent anything (an empty table or topic) has no watermark
+     * to end the load phase with, and without an idle timeout nothing else ends it: the join waits
+     * for a build watermark that reaches the load completed time.
+     */
+    private void warnIfBuildSideIsIdleFromTheStart() {
+        if (!joinPhase && loadCompletedIdleTimeout == 0 && buildIdleSince == Long.MIN_VALUE) {
+            LOG.warn(
+                    "The build input of the LATERAL SNAPSHOT join is idle and has sent no row and"
+                            + " no watermark: the load phase ends only when the build watermark"
+                            + " reaches the load completed time {}. If the build table is empty,"
+                            + " set 'load_completed_idle_timeout' so that an idle build side ends"
+                            + " the load phase.",
+                    loadCompletedTime);
         }
     }
 

@@ -150,6 +150,29 @@ class LateralSnapshotJoinRestoreTest extends LateralSnapshotJoinTestBase {
     }
 
     @TestTemplate
+    void rowsOfLoadingSubtaskSeeWhatAFlipWithoutBuildWatermarkApplied() throws Exception {
+        String a0 = KEYS_OF_SUBTASK_0.get(0);
+        String b0 = KEYS_OF_SUBTASK_1.get(0);
+        OperatorSubtaskState[] snapshots;
+        try (Subtasks subtasks = new Subtasks(join().idleTimeout(1000), 2, null)) {
+            subtasks.build(insert(a0, 1, 30));
+            subtasks.build(insert(b0, 2, 20));
+            subtasks.probe(probe("o1", b0));
+            // Subtask 0 flips on its idle timeout, before any build watermark, and applies its
+            // build side up to time 30; subtask 1 still loads, its change pending.
+            subtasks.get(0).setProcessingTime(1000);
+            assertThat(subtasks.gauges("currentPhase")).containsExactly(1, 0);
+            snapshots = subtasks.snapshot();
+        }
+
+        try (Subtasks subtasks = new Subtasks(join(), 1, snapshots)) {
+            // The restored rows are joined by a timer, against the changes up to that time.
+            subtasks.get(0).setProcessingTime(1);
+            assertThat(subtasks.takeOutput()).containsExactly(joined("o1", b0, 2, 20));
+        }
+    }
+
+    @TestTemplate
     void rescalesTwoToOneToTwoWithoutLosingState() throws Exception {
         String a0 = KEYS_OF_SUBTASK_0.get(0);
         String a1 = KEYS_OF_SUBTASK_0.get(1);
