@@ -473,8 +473,8 @@ class ReleaseTestingPlanIT extends ReleaseTestingPlanTestBase {
      * <p>At parallelism 2 one build source subtask never reads a file, and in Flink 2.3.0 it then
      * never sends a watermark either. The build watermark of the join stays Long.MIN_VALUE: the
      * idle timeout, whose clock the first build row starts, still ends the load phase with the rows
-     * read so far, but no later build change becomes visible (they wait for the watermark).
-     * Flink's idle-source timeout marks that subtask idle, and the watermark passes it.
+     * read so far, but no later build change becomes visible (they wait for the watermark). Flink's
+     * idle-source timeout marks that subtask idle, and the watermark passes it.
      */
     private ClusterJob submitAtParallelismTwo(String condition) {
         return submit(

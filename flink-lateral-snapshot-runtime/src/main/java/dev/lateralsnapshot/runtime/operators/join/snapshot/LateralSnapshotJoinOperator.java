@@ -96,11 +96,11 @@ import static org.apache.flink.util.Preconditions.checkNotNull;
  * <p><b>State.</b> Keyed by the equality keys (one empty key without equality predicate): the build
  * rows ({@link BuildSideLayout}), the pending build changes, held -U rows ({@link
  * HeldUpdateBefores}), the buffered probe rows ({@link ProbeBuffer}), and with a state TTL the time
- * of the last probe access ({@link StateTtlClock}). The phase is union operator state: after a
- * restore a subtask is in the join phase when any subtask was, and then joins the probe rows it
- * restored from a subtask that was still loading, once it has applied the build changes up to the
- * highest build watermark of the snapshot. State TTL evicts, in the join phase only, all build rows
- * of a key that no probe row has accessed for the TTL.
+ * of the last access ({@link StateTtlClock}). The phase is union operator state: after a restore a
+ * subtask is in the join phase when any subtask was, and then joins the probe rows it restored from
+ * a subtask that was still loading, once it has applied the build changes up to the highest build
+ * watermark of the snapshot. State TTL evicts, in the join phase only, all build rows of a key that
+ * neither a probe row nor a build change has accessed for the TTL.
  */
 public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
         implements TwoInputStreamOperator<RowData, RowData, RowData> {
@@ -240,8 +240,8 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
      *     it
      * @param loadCompletedIdleTimeout millis; the load phase also ends when the build watermark has
      *     not advanced for this long; 0 for none
-     * @param stateTtl millis; build keys no probe row accessed for this long are evicted in the
-     *     join phase; 0 to keep them forever
+     * @param stateTtl millis; build keys that no probe row and no build change accessed for this
+     *     long are evicted in the join phase; 0 to keep them forever
      */
     public LateralSnapshotJoinOperator(
             InternalTypeInfo<RowData> probeType,
@@ -641,6 +641,10 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
             // Never matches; keeping it would only cost state.
             return;
         }
+        if (ttlClock != null && joinPhase) {
+            // A build change keeps its key alive, as a write does in Flink's state TTL.
+            ttlClock.touch();
+        }
         if (buildWatermark == Long.MIN_VALUE && !buildWatermarkCheckScheduled) {
             buildWatermarkCheckScheduled = true;
             getProcessingTimeService()
@@ -827,7 +831,7 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
         }
     }
 
-    /** Evicts the build rows of a key that no probe row accessed for the TTL. */
+    /** Evicts the build rows of a key that nothing accessed for the TTL. */
     private final class TtlTrigger implements Triggerable<Object, VoidNamespace> {
 
         @Override

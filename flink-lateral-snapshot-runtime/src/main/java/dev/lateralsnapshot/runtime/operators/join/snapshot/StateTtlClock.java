@@ -24,32 +24,47 @@ import org.apache.flink.streaming.api.operators.InternalTimerService;
 import org.apache.flink.streaming.runtime.tasks.ProcessingTimeService;
 
 /**
- * The clock of the state TTL and, per build key, the last probe access on it. The operator sets the
- * key before every call and evicts the key's build rows when {@link #expire} says so.
+ * The clock of the state TTL and, per build key, the time of the last access to it: by a probe row
+ * that found build rows, or by a build change, as reads and writes both refresh a key in Flink's
+ * state TTL. The operator sets the key before every call and evicts the key's build rows when
+ * {@link #expire} says so.
  *
  * <p>The clock is processing time without the time the job was not running: it resumes at the
  * reading the restored snapshot took, so that a stop longer than the TTL, with no probe row to
  * touch any key, does not evict the whole build side at the restore.
+ *
+ * <p>An access is written only when it is later than the time already kept, and then as its time
+ * plus a tenth of the TTL: a key that every probe row touches is written at most once per tenth of
+ * the TTL rather than once per row, and the kept time is never before the last access. A key is
+ * thus evicted between the TTL and 1.1 times the TTL after its last access, never earlier. The
+ * state keeps the name it had when only probe rows refreshed a key.
  */
 final class StateTtlClock {
 
     static final String CLOCK_STATE = "state-ttl-clock";
     static final String LAST_PROBE_ACCESS_STATE = "last-probe-access";
 
+    /** The kept time of an access runs ahead of it by the TTL divided by this. */
+    static final long ACCESS_PRECISION_DIVISOR = 10;
+
     private final long ttl;
+    private final long accessPrecision;
     private final ProcessingTimeService processingTime;
     private final UnionLongState readings;
 
     /** Processing time minus TTL time: the time the job did not run since its first start. */
     private final long offset;
 
-    private ValueState<Long> lastProbeAccess;
+    /** Per key: a time at or after its last access; null when the key's clock does not run. */
+    private ValueState<Long> lastAccess;
+
     private InternalTimerService<VoidNamespace> timers;
 
     /** Called from the operator's {@code initializeState}, where the operator state is. */
     StateTtlClock(long ttl, OperatorStateStore operatorState, ProcessingTimeService processingTime)
             throws Exception {
         this.ttl = ttl;
+        this.accessPrecision = ttl / ACCESS_PRECISION_DIVISOR;
         this.processingTime = processingTime;
         this.readings = new UnionLongState(operatorState, CLOCK_STATE);
         long latestReading = readings.max(Long.MIN_VALUE);
@@ -61,7 +76,7 @@ final class StateTtlClock {
 
     /** Called from the operator's {@code open}, with the timers whose firing calls expire. */
     void open(KeyedStateStore store, InternalTimerService<VoidNamespace> timers) {
-        this.lastProbeAccess =
+        this.lastAccess =
                 store.getState(new ValueStateDescriptor<>(LAST_PROBE_ACCESS_STATE, Types.LONG));
         this.timers = timers;
     }
@@ -72,19 +87,29 @@ final class StateTtlClock {
 
     /** Whether the current key's clock runs: it was started and has not expired since. */
     boolean isRunning() throws Exception {
-        return lastProbeAccess.value() != null;
+        return lastAccess.value() != null;
     }
 
-    /** Starts the current key's clock as if a probe row accessed it now. */
+    /** Starts the current key's clock as if it was accessed now. */
     void start() throws Exception {
         long now = now();
-        lastProbeAccess.update(now);
+        lastAccess.update(now);
         registerTimer(now + ttl);
     }
 
-    /** A probe row accessed the current key; the timer already set sees the later access. */
+    /**
+     * The current key was accessed now; nothing happens when its clock does not run. The timer
+     * already set sees the later access.
+     */
     void touch() throws Exception {
-        lastProbeAccess.update(now());
+        Long kept = lastAccess.value();
+        if (kept == null) {
+            return;
+        }
+        long now = now();
+        if (now > kept) {
+            lastAccess.update(now + accessPrecision);
+        }
     }
 
     /**
@@ -92,18 +117,18 @@ final class StateTtlClock {
      * key accessed since gets a timer for its new expiry instead.
      */
     boolean expire() throws Exception {
-        Long lastAccess = lastProbeAccess.value();
-        if (lastAccess == null) {
+        Long kept = lastAccess.value();
+        if (kept == null) {
             return false;
         }
         // Timers restored from a snapshot fire at once: they were set on the clock of the run
         // that took it. This clock tells whether the key really expired.
-        long expiry = lastAccess + ttl;
+        long expiry = kept + ttl;
         if (expiry > now()) {
             registerTimer(expiry);
             return false;
         }
-        lastProbeAccess.clear();
+        lastAccess.clear();
         return true;
     }
 

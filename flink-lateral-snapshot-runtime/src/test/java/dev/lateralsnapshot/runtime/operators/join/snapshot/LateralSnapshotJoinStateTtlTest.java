@@ -14,15 +14,24 @@
 
 package dev.lateralsnapshot.runtime.operators.join.snapshot;
 
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.runtime.state.VoidNamespace;
+import org.apache.flink.runtime.state.VoidNamespaceSerializer;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 
 import org.junit.jupiter.api.TestTemplate;
+
+import javax.annotation.Nullable;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * State TTL: in the join phase, a build key no probe row accessed for the TTL loses all its rows.
- * Clocks start at the flip for keys loaded before it and at the first insert for later keys.
+ * State TTL: in the join phase, a build key that neither a probe row nor a build change accessed
+ * for the TTL loses all its rows. Clocks start at the flip for keys loaded before it and at the
+ * first insert for later keys. An access is kept as its time plus a tenth of the TTL, written only
+ * once the kept time has passed.
  */
 class LateralSnapshotJoinStateTtlTest extends LateralSnapshotJoinTestBase {
 
@@ -86,8 +95,9 @@ class LateralSnapshotJoinStateTtlTest extends LateralSnapshotJoinTestBase {
             harness.setProcessingTime(100_300);
             assertThat(harness.counter("numStateTtlEvictions")).isEqualTo(1L);
 
-            // o2 touched A at TTL time 1201: it lives until 2201, that is 101_000 here.
-            harness.setProcessingTime(100_999);
+            // o2 touched A at TTL time 1201, kept as 1301: it lives until 2301, that is 101_100
+            // here.
+            harness.setProcessingTime(101_099);
             harness.processElement1(probe("o3", "A"));
             harness.processElement1(probe("o4", "Z"));
             assertThat(harness.takeOutput())
@@ -111,9 +121,10 @@ class LateralSnapshotJoinStateTtlTest extends LateralSnapshotJoinTestBase {
             assertThat(harness.takeOutput()).hasSize(10);
             assertThat(harness.counter("numStateTtlEvictions")).isZero();
 
-            harness.setProcessingTime(6999);
+            // The last probe row at 6000 is kept as 6100.
+            harness.setProcessingTime(7099);
             assertThat(harness.counter("numStateTtlEvictions")).isZero();
-            harness.setProcessingTime(7000);
+            harness.setProcessingTime(7100);
             assertThat(harness.counter("numStateTtlEvictions")).isEqualTo(1L);
         }
     }
@@ -148,10 +159,6 @@ class LateralSnapshotJoinStateTtlTest extends LateralSnapshotJoinTestBase {
             harness.setProcessingTime(5000);
             harness.processElement2(insert("C", 3, 150));
             harness.processWatermark2(watermark(150));
-            // A later insert into the living key does not restart its clock.
-            harness.setProcessingTime(5500);
-            harness.processElement2(insert("C", 4, 160));
-            harness.processWatermark2(watermark(160));
 
             harness.setProcessingTime(5999);
             assertThat(harness.counter("numStateTtlEvictions")).isZero();
@@ -171,6 +178,102 @@ class LateralSnapshotJoinStateTtlTest extends LateralSnapshotJoinTestBase {
     }
 
     @TestTemplate
+    void buildChangesKeepBuildKeyAlive() throws Exception {
+        try (JoinHarness harness = harness(join().stateTtl(TTL))) {
+            harness.open();
+            harness.processElement2(insert("A", 1, LOAD_COMPLETED_TIME));
+            harness.processWatermark2(watermark(LOAD_COMPLETED_TIME));
+
+            // A is updated every 600 ms and never probed.
+            for (int i = 1; i <= 10; i++) {
+                harness.setProcessingTime(600L * i);
+                harness.processElement2(updateBefore("A", i, LOAD_COMPLETED_TIME + i - 1));
+                harness.processElement2(updateAfter("A", i + 1, LOAD_COMPLETED_TIME + i));
+                harness.processWatermark2(watermark(LOAD_COMPLETED_TIME + i));
+            }
+            assertThat(harness.counter("numStateTtlEvictions")).isZero();
+            // Each -U found its row: no update was lost to an eviction.
+            assertThat(harness.counter("numUnmatchedBuildRetractions")).isZero();
+            harness.processElement1(probe("o1", "A"));
+            assertThat(harness.takeOutput())
+                    .containsExactly(joined("o1", "A", 11, LOAD_COMPLETED_TIME + 10));
+
+            // The probe row at 6000 is the key's last access, kept as 6100.
+            harness.setProcessingTime(7099);
+            assertThat(harness.counter("numStateTtlEvictions")).isZero();
+            harness.setProcessingTime(7100);
+            assertThat(harness.counter("numStateTtlEvictions")).isEqualTo(1L);
+        }
+    }
+
+    @TestTemplate
+    void buildChangeToEvictedKeyStartsNoClockBeforeItIsApplied() throws Exception {
+        try (JoinHarness harness = harness(join().leftOuterJoin().stateTtl(TTL))) {
+            harness.open();
+            harness.processElement2(insert("A", 1, 10));
+            harness.processWatermark2(watermark(LOAD_COMPLETED_TIME));
+            harness.setProcessingTime(TTL);
+            assertThat(harness.counter("numStateTtlEvictions")).isEqualTo(1L);
+
+            // A retraction of the evicted row keeps nothing alive; the insert after it starts the
+            // key's clock when it is applied.
+            harness.setProcessingTime(1500);
+            harness.processElement2(delete("A", 1, 10));
+            assertThat(keptAccess(harness, "A")).isNull();
+            harness.processElement2(insert("A", 2, 150));
+            harness.setProcessingTime(1800);
+            harness.processWatermark2(watermark(150));
+            assertThat(keptAccess(harness, "A")).isEqualTo(1800L);
+
+            harness.setProcessingTime(2799);
+            assertThat(harness.counter("numStateTtlEvictions")).isEqualTo(1L);
+            harness.setProcessingTime(2800);
+            assertThat(harness.counter("numStateTtlEvictions")).isEqualTo(2L);
+        }
+    }
+
+    @TestTemplate
+    void writesAccessesOfKeyAtMostOncePerTenthOfTtl() throws Exception {
+        try (JoinHarness harness = harness(join().stateTtl(TTL))) {
+            harness.open();
+            harness.processElement2(insert("A", 1, 10));
+            harness.processWatermark2(watermark(LOAD_COMPLETED_TIME));
+            assertThat(keptAccess(harness, "A")).isZero();
+
+            // The first access after the kept time is written, a tenth of the TTL ahead; the
+            // accesses up to that time are not written at all.
+            for (long now = 10; now <= 110; now += 10) {
+                harness.setProcessingTime(now);
+                harness.processElement1(probe("o" + now, "A"));
+                assertThat(keptAccess(harness, "A")).isEqualTo(110L);
+            }
+            harness.setProcessingTime(111);
+            harness.processElement2(insert("A", 2, 200));
+            assertThat(keptAccess(harness, "A")).isEqualTo(211L);
+            assertThat(harness.takeOutput()).hasSize(11);
+        }
+    }
+
+    @TestTemplate
+    void neverEvictsBeforeTtlHasPassedSinceLastAccess() throws Exception {
+        try (JoinHarness harness = harness(join().stateTtl(TTL))) {
+            harness.open();
+            harness.processElement2(insert("A", 1, 10));
+            harness.processWatermark2(watermark(LOAD_COMPLETED_TIME));
+            harness.setProcessingTime(10);
+            harness.processElement1(probe("o1", "A"));
+            // Not written, but covered by the time kept at 10.
+            harness.setProcessingTime(110);
+            harness.processElement1(probe("o2", "A"));
+
+            harness.setProcessingTime(110 + TTL - 1);
+            assertThat(harness.counter("numStateTtlEvictions")).isZero();
+            harness.setProcessingTime(110 + TTL);
+            assertThat(harness.counter("numStateTtlEvictions")).isEqualTo(1L);
+        }
+    }
+
+    @TestTemplate
     void evictsWholeBuildSideAtOnceWithoutEquiKeys() throws Exception {
         try (JoinHarness harness = harness(join().leftOuterJoin().noEquiKeys().stateTtl(TTL))) {
             harness.open();
@@ -183,5 +286,19 @@ class LateralSnapshotJoinStateTtlTest extends LateralSnapshotJoinTestBase {
             harness.processElement1(probe("o1", "A"));
             assertThat(harness.takeOutput()).containsExactly(padded("o1", "A"));
         }
+    }
+
+    /** The time the TTL clock keeps for the last access of a build key, read from the state. */
+    @Nullable
+    private static Long keptAccess(JoinHarness harness, String currency) throws Exception {
+        AbstractStreamOperator<?> operator = (AbstractStreamOperator<?>) harness.getOperator();
+        operator.setCurrentKey(join().probeKeySelector().getKey(probe("", currency).getValue()));
+        return operator.getKeyedStateBackend()
+                .getPartitionedState(
+                        VoidNamespace.INSTANCE,
+                        VoidNamespaceSerializer.INSTANCE,
+                        new ValueStateDescriptor<>(
+                                StateTtlClock.LAST_PROBE_ACCESS_STATE, Types.LONG))
+                .value();
     }
 }
