@@ -132,10 +132,10 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
     /** Gauge: the probe watermark in epoch millis, Long.MIN_VALUE before the first one. */
     public static final String CURRENT_PROBE_SIDE_WATERMARK = "currentProbeSideWatermark";
 
-    /** Gauge: the largest number of build rows one probe row matched. */
+    /** Gauge: the largest number of output rows of one probe row (a NULL-padded row counts 1). */
     public static final String MAX_JOIN_FAN_OUT = "maxJoinFanOut";
 
-    /** Gauge: build rows matched per joined probe row, on average. */
+    /** Gauge: output rows per joined probe row, on average (a NULL-padded row counts 1). */
     public static final String AVG_JOIN_FAN_OUT = "avgJoinFanOut";
 
     /** Counter: build inserts and updates that arrived after the build watermark passed them. */

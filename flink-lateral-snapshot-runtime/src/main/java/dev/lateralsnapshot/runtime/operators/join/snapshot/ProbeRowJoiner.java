@@ -44,7 +44,7 @@ final class ProbeRowJoiner implements BuildSideState.RowVisitor {
     private RowData probeRow;
     private long matches;
     private long probeRowsJoined;
-    private long totalMatches;
+    private long rowsEmitted;
     private long maxFanOut;
 
     ProbeRowJoiner(
@@ -65,7 +65,7 @@ final class ProbeRowJoiner implements BuildSideState.RowVisitor {
         metrics.gauge(
                 LateralSnapshotJoinOperator.AVG_JOIN_FAN_OUT,
                 (Gauge<Double>)
-                        () -> probeRowsJoined == 0 ? 0.0 : (double) totalMatches / probeRowsJoined);
+                        () -> probeRowsJoined == 0 ? 0.0 : (double) rowsEmitted / probeRowsJoined);
     }
 
     /**
@@ -77,16 +77,19 @@ final class ProbeRowJoiner implements BuildSideState.RowVisitor {
         this.probeRow = probeRow;
         this.matches = 0;
         boolean hasBuildRows = canMatch && buildSide.visitRows(this);
-        probeRowsJoined++;
-        totalMatches += matches;
-        if (matches > maxFanOut) {
-            maxFanOut = matches;
-        }
+        // The fan-out counts output rows, as Flink 2.4's join does: a padded row counts 1.
+        long emitted = matches;
         if (matches == 0) {
             unmatchedProbeRecords.inc();
             if (leftOuterJoin) {
                 collector.collect(joinedRow.replace(probeRow, nullBuildRow));
+                emitted = 1;
             }
+        }
+        probeRowsJoined++;
+        rowsEmitted += emitted;
+        if (emitted > maxFanOut) {
+            maxFanOut = emitted;
         }
         return hasBuildRows;
     }

@@ -175,7 +175,7 @@ class LateralSnapshotJoinMatchingTest extends LateralSnapshotJoinTestBase {
                             joined("o1", "A", 2, 10),
                             joined("o2", "B", 3, 10));
             assertThat(harness.gauge("maxJoinFanOut")).isEqualTo(3L);
-            // Matches per probe row, the unmatched one included.
+            // Output rows per probe row: the inner join emits none for the unmatched one.
             assertThat(harness.gauge("avgJoinFanOut")).isEqualTo(4.0 / 3);
 
             // Retracting one of two equal rows leaves the other.
@@ -186,6 +186,26 @@ class LateralSnapshotJoinMatchingTest extends LateralSnapshotJoinTestBase {
                     .containsExactlyInAnyOrder(joined("o4", "A", 1, 10), joined("o4", "A", 2, 10));
             assertThat(harness.gauge("maxJoinFanOut")).isEqualTo(3L);
             assertThat(harness.gauge("avgJoinFanOut")).isEqualTo(6.0 / 4);
+        }
+    }
+
+    @TestTemplate
+    void fanOutOfLeftJoinCountsNullPaddedRowAsOne() throws Exception {
+        try (JoinHarness harness = harness(join().leftOuterJoin())) {
+            harness.open();
+            harness.processElement2(insert("A", 1, 10));
+            harness.processElement2(insert("A", 2, 10));
+            harness.processWatermark2(watermark(LOAD_COMPLETED_TIME));
+            harness.processElement1(probe("o1", "C"));
+            assertThat(harness.gauge("maxJoinFanOut")).isEqualTo(1L);
+            assertThat(harness.gauge("avgJoinFanOut")).isEqualTo(1.0);
+
+            harness.processElement1(probe("o2", "A"));
+            assertThat(harness.takeOutput())
+                    .containsExactlyInAnyOrder(
+                            padded("o1", "C"), joined("o2", "A", 1, 10), joined("o2", "A", 2, 10));
+            assertThat(harness.gauge("maxJoinFanOut")).isEqualTo(2L);
+            assertThat(harness.gauge("avgJoinFanOut")).isEqualTo(1.5);
         }
     }
 
