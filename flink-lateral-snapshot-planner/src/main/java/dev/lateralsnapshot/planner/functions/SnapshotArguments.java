@@ -144,8 +144,9 @@ public final class SnapshotArguments {
             // column), so the message says what a constant is instead.
             throw new ValidationException(
                     String.format(
-                            "Argument '%s' of %s must be a constant expression: it may not refer"
-                                    + " to a column or call a non-deterministic function.",
+                            "Argument '%s' of %s must be a constant expression that can be"
+                                    + " evaluated at plan time. It may not refer to a column or"
+                                    + " call a non-deterministic function.",
                             name, NAME));
         }
         Long value = literal.getValueAs(Long.class);
@@ -163,7 +164,7 @@ public final class SnapshotArguments {
     public static ValidationException negativeDuration(String argument, long millis) {
         return new ValidationException(
                 String.format(
-                        "Argument '%s' of %s must not be negative, but was %d ms.",
+                        "Argument '%s' of %s must not be negative. It was %d ms.",
                         argument, NAME, millis));
     }
 

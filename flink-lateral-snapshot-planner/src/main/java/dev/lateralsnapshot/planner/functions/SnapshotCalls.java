@@ -82,7 +82,8 @@ public final class SnapshotCalls {
     public static ValidationException misplaced(boolean sql) {
         return new ValidationException(
                 "The SNAPSHOT function can only be used as the build side (right-hand side) of a"
-                        + " LATERAL join. For example: "
+                        + " LATERAL join. It cannot be used as a standalone table function or"
+                        + " outside of a LATERAL context. For example: "
                         + (sql ? SQL_EXAMPLE : TABLE_API_EXAMPLE));
     }
 }

@@ -228,8 +228,9 @@ public final class SnapshotProcessTableFunction extends ProcessTableFunction<Row
             if (columns.size() != 1) {
                 throw new ValidationException(
                         String.format(
-                                "Argument '%s' of %s must be a descriptor of one column, for"
-                                        + " example descriptor(\"update_time\").asArgument(\"%s\").",
+                                "Argument '%s' of %s must reference exactly one column. Use a"
+                                        + " descriptor of one column, for example"
+                                        + " descriptor(\"update_time\").asArgument(\"%s\").",
                                 SnapshotTableFunction.ON_TIME,
                                 SnapshotTableFunction.NAME,
                                 SnapshotTableFunction.ON_TIME));

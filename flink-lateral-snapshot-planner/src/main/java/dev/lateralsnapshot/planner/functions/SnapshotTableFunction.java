@@ -183,9 +183,9 @@ public final class SnapshotTableFunction extends SqlFunction implements SqlTable
         if (!input.isA(SqlKind.QUERY) && input.getKind() != SqlKind.SET_SEMANTICS_TABLE) {
             throw new ValidationException(
                     String.format(
-                            "Argument '%s' of %s must be a table, for example '%s => TABLE"
-                                    + " rates', but was '%s'.",
-                            INPUT, NAME, INPUT, input));
+                            "Argument '%s' of %s must be a table. It was '%s'; write for"
+                                    + " example '%s => TABLE rates'.",
+                            INPUT, NAME, input, INPUT));
         }
         if (input.getKind() == SqlKind.SET_SEMANTICS_TABLE
                 && (isNonEmptyList(((SqlCall) input).operand(1))
@@ -201,9 +201,10 @@ public final class SnapshotTableFunction extends SqlFunction implements SqlTable
         if (onTime != null && !isDefault(onTime) && onTimeColumn(onTime) == null) {
             throw new ValidationException(
                     String.format(
-                            "Argument '%s' of %s must be a DESCRIPTOR of one column, for example"
-                                    + " '%s => DESCRIPTOR(update_time)', but was '%s'.",
-                            ON_TIME, NAME, ON_TIME, onTime));
+                            "Argument '%s' of %s must reference exactly one column. It was '%s';"
+                                    + " write a DESCRIPTOR of one column, for example '%s =>"
+                                    + " DESCRIPTOR(update_time)'.",
+                            ON_TIME, NAME, onTime, ON_TIME));
         }
     }
 
@@ -244,12 +245,14 @@ public final class SnapshotTableFunction extends SqlFunction implements SqlTable
     }
 
     // ---- messages, shared with the Table API's SnapshotProcessTableFunction ----
+    // Where Flink 2.4's SNAPSHOT raises the same error, the message starts with its text, so that
+    // a user who moves between the two sees the same error; help may follow.
 
     static ValidationException unknownOnTimeColumn(String column, List<String> inputColumns) {
         return new ValidationException(
                 String.format(
-                        "Argument '%s' of %s must reference a column of the input, but column '%s'"
-                                + " does not exist. Available columns: %s.",
+                        "Argument '%s' of %s references column '%s' which is not present in the"
+                                + " input table. Available columns: %s.",
                         ON_TIME, NAME, column, String.join(", ", inputColumns)));
     }
 

@@ -33,6 +33,7 @@ import java.time.Duration;
 import static dev.lateralsnapshot.planner.PlanningErrors.assertRejected;
 import static dev.lateralsnapshot.planner.PlanningErrors.ordersJoining;
 import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.createTable;
+import static org.apache.flink.table.api.Expressions.descriptor;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
@@ -134,10 +135,9 @@ class LateralSnapshotValidationTest {
                         "JOIN LATERAL SNAPSHOT(input => "
                                 + input
                                 + ", on_time => DESCRIPTOR(update_time)) AS r"),
-                "Argument 'input' of SNAPSHOT must be a table, for example 'input => TABLE"
-                        + " rates', but was '"
+                "Argument 'input' of SNAPSHOT must be a table. It was '"
                         + input
-                        + "'.");
+                        + "'; write for example 'input => TABLE rates'.");
     }
 
     @Test
@@ -147,9 +147,8 @@ class LateralSnapshotValidationTest {
                 ordersJoining(
                         "JOIN LATERAL SNAPSHOT(input => TABLE rates,"
                                 + " on_time => DESCRIPTOR(updated)) AS r"),
-                "Argument 'on_time' of SNAPSHOT must reference a column of the input, but column"
-                        + " 'updated' does not exist. Available columns: currency, rate,"
-                        + " update_time.");
+                "Argument 'on_time' of SNAPSHOT references column 'updated' which is not present"
+                        + " in the input table. Available columns: currency, rate, update_time.");
     }
 
     @Test
@@ -159,8 +158,9 @@ class LateralSnapshotValidationTest {
                 ordersJoining(
                         "JOIN LATERAL SNAPSHOT(input => TABLE rates, on_time => 'update_time')"
                                 + " AS r"),
-                "Argument 'on_time' of SNAPSHOT must be a DESCRIPTOR of one column, for example"
-                        + " 'on_time => DESCRIPTOR(update_time)', but was ''update_time''.");
+                "Argument 'on_time' of SNAPSHOT must reference exactly one column. It was"
+                        + " ''update_time''; write a DESCRIPTOR of one column, for example"
+                        + " 'on_time => DESCRIPTOR(update_time)'.");
     }
 
     @Test
@@ -238,8 +238,9 @@ class LateralSnapshotValidationTest {
                 ratesWith(argument, value),
                 "Argument '"
                         + argument
-                        + "' of SNAPSHOT must be a constant expression: it may not refer to a"
-                        + " column or call a non-deterministic function.");
+                        + "' of SNAPSHOT must be a constant expression that can be evaluated at plan"
+                        + " time. It may not refer to a column or call a non-deterministic"
+                        + " function.");
     }
 
     @Test
@@ -252,8 +253,8 @@ class LateralSnapshotValidationTest {
                                 + " load_completed_idle_timeout => INTERVAL '1' SECOND"
                                 + " * CAST(RAND() * 10 AS INT)) AS r"),
                 "Argument 'load_completed_idle_timeout' of SNAPSHOT must be a constant"
-                        + " expression: it may not refer to a column or call a non-deterministic"
-                        + " function.");
+                        + " expression that can be evaluated at plan time. It may not refer to a"
+                        + " column or call a non-deterministic function.");
     }
 
     @Test
@@ -264,7 +265,7 @@ class LateralSnapshotValidationTest {
                         "JOIN LATERAL SNAPSHOT(input => TABLE rates,"
                                 + " on_time => DESCRIPTOR(update_time),"
                                 + " state_ttl => INTERVAL '-1' SECOND) AS r"),
-                "Argument 'state_ttl' of SNAPSHOT must not be negative, but was -1000 ms.");
+                "Argument 'state_ttl' of SNAPSHOT must not be negative. It was -1000 ms.");
     }
 
     @Test
@@ -276,7 +277,7 @@ class LateralSnapshotValidationTest {
                                 + " on_time => DESCRIPTOR(update_time),"
                                 + " load_completed_idle_timeout => INTERVAL '1' SECOND"
                                 + " - INTERVAL '1' MINUTE) AS r"),
-                "Argument 'load_completed_idle_timeout' of SNAPSHOT must not be negative, but was"
+                "Argument 'load_completed_idle_timeout' of SNAPSHOT must not be negative. It was"
                         + " -59000 ms.");
     }
 
@@ -317,9 +318,27 @@ class LateralSnapshotValidationTest {
         assertThat(catchThrowable(() -> LateralSnapshot.snapshot(rates).onTime("rate").toTable()))
                 .isInstanceOf(ValidationException.class)
                 .hasRootCauseMessage(
-                        "Argument 'on_time' of SNAPSHOT must reference a column of the input, but"
-                                + " column 'rate' does not exist. Available columns: r_currency,"
+                        "Argument 'on_time' of SNAPSHOT references column 'rate' which is not"
+                                + " present in the input table. Available columns: r_currency,"
                                 + " r_rate, update_time.");
+    }
+
+    @Test
+    void onTimeOfMoreThanOneColumn(TableEnvironment env) {
+        Table rates = env.from("rates_r");
+        assertThat(
+                        catchThrowable(
+                                () ->
+                                        env.fromCall(
+                                                "SNAPSHOT",
+                                                rates.asArgument("input"),
+                                                descriptor("r_currency", "update_time")
+                                                        .asArgument("on_time"))))
+                .isInstanceOf(ValidationException.class)
+                .hasRootCauseMessage(
+                        "Argument 'on_time' of SNAPSHOT must reference exactly one column. Use a"
+                                + " descriptor of one column, for example"
+                                + " descriptor(\"update_time\").asArgument(\"on_time\").");
     }
 
     @Test
@@ -329,13 +348,13 @@ class LateralSnapshotValidationTest {
                 .isInstanceOf(ValidationException.class)
                 .hasNoCause()
                 .hasMessage(
-                        "Argument 'load_completed_idle_timeout' of SNAPSHOT must not be negative,"
-                                + " but was -1000 ms.");
+                        "Argument 'load_completed_idle_timeout' of SNAPSHOT must not be negative."
+                                + " It was -1000 ms.");
         assertThatThrownBy(() -> builder.stateTtl(Duration.ofHours(-1)))
                 .isInstanceOf(ValidationException.class)
                 .hasNoCause()
                 .hasMessage(
-                        "Argument 'state_ttl' of SNAPSHOT must not be negative, but was -3600000 ms.");
+                        "Argument 'state_ttl' of SNAPSHOT must not be negative. It was -3600000 ms.");
     }
 
     /** The statement of {@code ordersJoining} with rates, its {@code on_time} and one argument. */

@@ -57,7 +57,8 @@ class LateralSnapshotJoinCaptureRuleTest {
 
     private static final String MISPLACED_IN_SQL =
             "The SNAPSHOT function can only be used as the build side (right-hand side) of a"
-                    + " LATERAL join. For example: SELECT * FROM orders AS o JOIN LATERAL"
+                    + " LATERAL join. It cannot be used as a standalone table function or outside"
+                    + " of a LATERAL context. For example: SELECT * FROM orders AS o JOIN LATERAL"
                     + " SNAPSHOT(input => TABLE rates, on_time => DESCRIPTOR(update_time)) AS r"
                     + " ON o.currency = r.currency.";
 
@@ -233,7 +234,9 @@ class LateralSnapshotJoinCaptureRuleTest {
                     .isInstanceOf(ValidationException.class)
                     .hasMessage(
                             "The SNAPSHOT function can only be used as the build side (right-hand"
-                                    + " side) of a LATERAL join. For example:"
+                                    + " side) of a LATERAL join. It cannot be used as a standalone"
+                                    + " table function or outside of a LATERAL context. For"
+                                    + " example:"
                                     + " orders.join(LateralSnapshot.snapshot(rates)"
                                     + ".onTime(\"update_time\").toTable(),"
                                     + " $(\"currency\").isEqual($(\"r_currency\"))), or"
