@@ -22,6 +22,7 @@ import org.apache.flink.api.common.typeutils.base.LongSerializer;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.runtime.state.StateBackendLoader;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.runtime.state.VoidNamespace;
@@ -49,7 +50,10 @@ import org.slf4j.LoggerFactory;
 import javax.annotation.Nullable;
 
 import java.util.Arrays;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -69,10 +73,12 @@ import static org.apache.flink.util.Preconditions.checkNotNull;
  *       build watermark has not advanced for that long in processing time. The clock starts with
  *       the first build record, watermark or idle status, so that an empty build side that Flink
  *       marks idle flips too, and is re-armed by every advance of the build watermark.
- *   <li><b>Join phase.</b> At the flip every buffered probe row is joined and emitted, then the
- *       held probe watermark is released. A flip that comes before any build watermark first
- *       applies every build change received so far, in time order. From then on each probe row is
- *       joined immediately. The output is insert-only.
+ *   <li><b>Join phase.</b> At the flip the buffered probe rows are joined and emitted, in slices
+ *       between which the task takes its input, checkpoints and cancellation; then the held probe
+ *       watermark is released. A flip that comes before any build watermark first applies every
+ *       build change received so far, in time order. From then on each probe row is joined
+ *       immediately, unless its key still has buffered rows: it then waits behind them. The output
+ *       is insert-only.
  * </ul>
  *
  * <p><b>Build changes</b> are held in keyed state until the build watermark reaches their time (the
@@ -156,6 +162,12 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
     static final String BUILD_CHANGE_TIMERS = "build-change-timers";
     static final String STATE_TTL_TIMERS = "state-ttl-timers";
 
+    /**
+     * The work of one slice of the drain at the flip, in rows: a few milliseconds, after which the
+     * task takes its input and checkpoint barriers again.
+     */
+    static final long DRAIN_SLICE_ROWS = 10_000L;
+
     /** How long build rows may arrive without any build watermark before a warning is logged. */
     static final long MISSING_BUILD_WATERMARK_WARNING_DELAY = 60_000L;
 
@@ -216,6 +228,23 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
     private transient long startTime;
     private transient long loadPhaseDuration;
     private transient boolean buildWatermarkCheckScheduled;
+
+    // ---- the drain at the flip ----
+
+    private transient boolean draining;
+
+    /** The keys with buffered probe rows that the drain has not started on. */
+    @Nullable private transient Set<Object> keysToDrain;
+
+    @Nullable private transient Iterator<Object> nextKeysToDrain;
+    @Nullable private transient Object drainingKey;
+    @Nullable private transient Iterator<RowData> drainingRows;
+
+    /** Whether probe rows were buffered for the draining key after its rows were taken up. */
+    private transient boolean drainingKeyGrew;
+
+    private transient long drainStart;
+    private transient long drainedRows;
 
     // ---- metric values ----
 
@@ -320,7 +349,12 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
     public void open() throws Exception {
         super.open();
         KeyedStateStore store = checkNotNull(getKeyedStateStore(), "The join must be keyed.");
-        probeBuffer.open(store, probeType);
+        String backend = getKeyedStateBackend().getBackendTypeIdentifier();
+        probeBuffer.open(
+                store,
+                probeType,
+                backend.equals(StateBackendLoader.ROCKSDB_STATE_BACKEND_NAME)
+                        || backend.equals(StateBackendLoader.FORST_STATE_BACKEND_NAME));
         pendingChanges =
                 (InternalListState<Object, Long, RowData>)
                         getKeyedStateBackend()
@@ -386,7 +420,14 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
         registerMetrics(metrics);
 
         if (restoredProbeRowsToDrain) {
-            getProcessingTimeService().registerTimer(startTime, time -> drainRestoredProbeRows());
+            getProcessingTimeService()
+                    .registerTimer(
+                            startTime,
+                            time -> {
+                                if (restoredProbeRowsToDrain) {
+                                    drainRestoredProbeRows();
+                                }
+                            });
         }
         LOG.info(
                 "LATERAL SNAPSHOT join starts in the {} phase (load completed time {}, idle timeout"
@@ -517,28 +558,127 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
                 ttlClock.start();
             }
         }
-        long joined = joinBufferedProbeRows();
-        probeRowsBuffered = 0;
         LOG.info(
-                "LATERAL SNAPSHOT join switches to the join phase after {} ms because {}; joined {}"
-                        + " buffered probe rows. Build watermark {}, probe watermark {}.",
+                "LATERAL SNAPSHOT join switches to the join phase after {} ms because {}. Build"
+                        + " watermark {}, probe watermark {}.",
                 loadPhaseDuration,
                 reason,
-                joined,
                 buildWatermark,
                 probeWatermark);
+        startDrain();
+    }
+
+    // ---- the drain ----
+
+    /**
+     * Starts to join the buffered probe rows: a first slice at once, the others each from a timer,
+     * so that between two slices the task goes on with its input, checkpoint barriers included, and
+     * with its mails, a cancellation included. A checkpoint taken between two slices keeps the rows
+     * not joined yet, and a restore joins them. Until the last buffered row is out, the probe
+     * watermark and idle status are held back; a probe row whose key still has buffered rows waits
+     * behind them, and one of any other key is joined at once.
+     */
+    private void startDrain() throws Exception {
+        keysToDrain = new LinkedHashSet<>();
+        try (Stream<Object> keys =
+                getKeyedStateBackend().getKeys(ProbeBuffer.ROWS_STATE, VoidNamespace.INSTANCE)) {
+            keys.forEach(keysToDrain::add);
+        }
+        nextKeysToDrain = keysToDrain.iterator();
+        draining = true;
+        drainStart = getProcessingTimeService().getCurrentProcessingTime();
+        drainedRows = 0;
+        drainSlice();
+    }
+
+    private void drainSlice() throws Exception {
+        if (!draining) {
+            // finish() joined the rest.
+            return;
+        }
+        if (drain(DRAIN_SLICE_ROWS)) {
+            finishDrain();
+        } else {
+            // A timer due now fires through the mailbox after the input it has queued meanwhile.
+            getProcessingTimeService()
+                    .registerTimer(
+                            getProcessingTimeService().getCurrentProcessingTime(),
+                            time -> drainSlice());
+        }
+    }
+
+    /**
+     * Joins buffered probe rows until a budget of rows is spent: a probe row counts its output rows
+     * and at least one, a key one more. Returns whether none is left.
+     */
+    private boolean drain(long budget) throws Exception {
+        long spent = 0;
+        while (spent < budget) {
+            if (drainingRows == null) {
+                if (!nextKeysToDrain.hasNext()) {
+                    return true;
+                }
+                drainingKey = nextKeysToDrain.next();
+                nextKeysToDrain.remove();
+                setCurrentKey(drainingKey);
+                drainingRows = probeBuffer.drain();
+                drainingKeyGrew = false;
+                spent++;
+            } else {
+                setCurrentKey(drainingKey);
+            }
+            while (spent < budget && drainingRows.hasNext()) {
+                long emitted = joiner.rowsEmitted();
+                joinProbeRow(drainingRows.next());
+                spent += Math.max(1, joiner.rowsEmitted() - emitted);
+                drainedRows++;
+                // Rows restored from a snapshot were not counted.
+                if (probeRowsBuffered > 0) {
+                    probeRowsBuffered--;
+                }
+            }
+            if (!drainingRows.hasNext()) {
+                if (drainingKeyGrew) {
+                    // Rows of this key came while it drained: they follow the others.
+                    drainingRows = probeBuffer.drain();
+                    drainingKeyGrew = false;
+                } else {
+                    drainingKey = null;
+                    drainingRows = null;
+                }
+            }
+        }
+        return false;
+    }
+
+    private void finishDrain() {
+        draining = false;
+        keysToDrain = null;
+        nextKeysToDrain = null;
+        LOG.info(
+                "LATERAL SNAPSHOT join joined {} buffered probe rows in {} ms.",
+                drainedRows,
+                getProcessingTimeService().getCurrentProcessingTime() - drainStart);
         if (probeWatermark != Long.MIN_VALUE) {
             output.emitWatermark(new Watermark(probeWatermark));
         }
+        // An idle output would drop the watermark: rows, watermark, then the idle status.
         if (probeIdle) {
             output.emitWatermarkStatus(WatermarkStatus.IDLE);
         }
     }
 
-    private void drainRestoredProbeRows() throws Exception {
-        if (!restoredProbeRowsToDrain) {
-            return;
+    /** Whether the current key still has buffered probe rows that the drain will join. */
+    private boolean drainsCurrentKey() {
+        Object key = getCurrentKey();
+        if (key.equals(drainingKey)) {
+            drainingKeyGrew = true;
+            return true;
         }
+        return keysToDrain.contains(key);
+    }
+
+    private void drainRestoredProbeRows() throws Exception {
         restoredProbeRowsToDrain = false;
         // The subtask that had flipped had seen this build watermark, and every subtask gets the
         // same one from the build input: the changes it releases here are part of the loaded
@@ -546,33 +686,34 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
         if (restoredBuildWatermark > buildWatermark) {
             timeServiceManager.advanceWatermark(new Watermark(restoredBuildWatermark));
         }
-        long joined = joinBufferedProbeRows();
         LOG.info(
-                "LATERAL SNAPSHOT join restored in the join phase; joined {} probe rows that a"
-                        + " loading subtask had buffered.",
-                joined);
+                "LATERAL SNAPSHOT join restored in the join phase, with probe rows that a loading"
+                        + " subtask had buffered.");
+        startDrain();
     }
 
-    /** Joins and emits every buffered probe row of every key, then clears the buffers. */
-    private long joinBufferedProbeRows() throws Exception {
-        long joined = 0;
-        for (Object key : keysOf(ProbeBuffer.ROWS_STATE)) {
-            setCurrentKey(key);
-            for (RowData row : probeBuffer.rows()) {
-                joinProbeRow(row);
-                joined++;
-            }
-            probeBuffer.clear();
+    @Override
+    public void finish() throws Exception {
+        // The input has ended, and the timers of the next slices would not fire any more.
+        if (restoredProbeRowsToDrain) {
+            drainRestoredProbeRows();
         }
-        return joined;
+        if (draining) {
+            drain(Long.MAX_VALUE);
+            finishDrain();
+        }
+        super.finish();
     }
 
     // ---- probe side ----
 
     @Override
     public void processElement1(StreamRecord<RowData> record) throws Exception {
+        if (restoredProbeRowsToDrain) {
+            drainRestoredProbeRows();
+        }
         RowData probeRow = record.getValue();
-        if (!joinPhase) {
+        if (!joinPhase || (draining && drainsCurrentKey())) {
             probeBuffer.add(probeRow);
             probeRowsBuffered++;
             return;
@@ -582,11 +723,11 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
 
     @Override
     public void processWatermark1(Watermark mark) throws Exception {
+        if (restoredProbeRowsToDrain) {
+            drainRestoredProbeRows();
+        }
         probeWatermark = mark.getTimestamp();
-        if (joinPhase) {
-            if (restoredProbeRowsToDrain) {
-                drainRestoredProbeRows();
-            }
+        if (joinPhase && !draining) {
             output.emitWatermark(mark);
         }
     }
@@ -603,9 +744,10 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
         }
         if (probeIdle != status.isIdle()) {
             probeIdle = status.isIdle();
-            // In the load phase the output holds its watermark back and stays active: an idle
-            // output would drop the watermark released at the flip. The flip passes IDLE on.
-            if (joinPhase) {
+            // Until the drain is done the output holds its watermark back and stays active: an
+            // idle output would drop the watermark released after the last buffered row. The end
+            // of the drain passes IDLE on.
+            if (joinPhase && !draining) {
                 output.emitWatermarkStatus(status);
             }
         }

@@ -94,6 +94,11 @@ final class ProbeRowJoiner implements BuildSideState.RowVisitor {
         return hasBuildRows;
     }
 
+    /** Rows emitted so far, for every probe row. */
+    long rowsEmitted() {
+        return rowsEmitted;
+    }
+
     @Override
     public void visit(RowData buildRow, int multiplicity) {
         if (condition == null || condition.apply(probeRow, buildRow)) {

@@ -1,0 +1,184 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package dev.lateralsnapshot.runtime.operators.join.snapshot;
+
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus;
+
+import org.junit.jupiter.api.TestTemplate;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The drain at the flip: the buffered probe rows are joined in slices, the first at once, the
+ * others from timers, so that the task takes input, checkpoints and cancellations in between. In
+ * the harness the timers of the next slices fire at the next {@code setProcessingTime}.
+ */
+class LateralSnapshotJoinDrainTest extends LateralSnapshotJoinTestBase {
+
+    /** More probe rows per key than one slice joins. */
+    private static final int ROWS_PER_KEY =
+            (int) (LateralSnapshotJoinOperator.DRAIN_SLICE_ROWS * 3 / 2);
+
+    private static final String[] KEYS = {"A", "B"};
+
+    @TestTemplate
+    void drainsInSlicesAndReleasesProbeWatermarkAfterLastRow() throws Exception {
+        try (JoinHarness harness = harness(join())) {
+            harness.open();
+            bufferProbeRows(harness);
+            harness.processWatermark1(watermark(7));
+
+            harness.processWatermark2(watermark(LOAD_COMPLETED_TIME));
+            // The first slice ran at the flip; the watermark waits for the rest.
+            List<String> first = harness.takeOutput();
+            assertThat(first).isNotEmpty().doesNotContain("WM(7)");
+            assertThat(first.size()).isLessThan(2 * ROWS_PER_KEY);
+            assertThat(harness.gauge("numProbeSideRecordsBuffered"))
+                    .isEqualTo((long) (2 * ROWS_PER_KEY - first.size()));
+
+            harness.setProcessingTime(1);
+            List<String> rest = harness.takeOutput();
+            assertThat(rest).last().isEqualTo("WM(7)");
+            List<String> rows = new ArrayList<>(first);
+            rows.addAll(rest.subList(0, rest.size() - 1));
+            assertThat(rows).hasSize(2 * ROWS_PER_KEY).doesNotHaveDuplicates();
+            assertThat(harness.gauge("numProbeSideRecordsBuffered")).isEqualTo(0L);
+            // Each key's rows come out in the order they were buffered.
+            for (String key : KEYS) {
+                assertThat(idsOf(rows, key)).isSorted();
+            }
+
+            harness.processElement1(probe("late", "A"));
+            harness.processWatermark1(watermark(8));
+            assertThat(harness.takeOutput()).containsExactly(joined("late", "A", 1, 10), "WM(8)");
+        }
+    }
+
+    @TestTemplate
+    void checkpointBetweenSlicesKeepsExactlyTheRowsNotJoinedYet() throws Exception {
+        OperatorSubtaskState checkpoint;
+        List<String> beforeCheckpoint;
+        try (JoinHarness harness = harness(join())) {
+            harness.open();
+            bufferProbeRows(harness);
+            harness.processWatermark1(watermark(7));
+            harness.processWatermark2(watermark(LOAD_COMPLETED_TIME));
+            beforeCheckpoint = harness.takeOutput();
+
+            checkpoint = harness.snapshot(1L, 0L);
+            harness.notifyOfCompletedCheckpoint(1L);
+
+            harness.setProcessingTime(1);
+            List<String> afterCheckpoint = harness.takeOutput();
+            assertThat(afterCheckpoint).last().isEqualTo("WM(7)");
+            assertThat(beforeCheckpoint.size() + afterCheckpoint.size() - 1)
+                    .isEqualTo(2 * ROWS_PER_KEY);
+        }
+
+        // A restore from the checkpoint joins the rows that were not out when it was taken, and
+        // only those, in the join phase.
+        try (JoinHarness harness = harness(join())) {
+            harness.initializeState(checkpoint);
+            harness.open();
+            assertThat(harness.gauge("currentPhase")).isEqualTo(1);
+            harness.setProcessingTime(1);
+            harness.setProcessingTime(2);
+            List<String> restored = harness.takeOutput();
+            assertThat(restored).hasSize(2 * ROWS_PER_KEY - beforeCheckpoint.size());
+            Set<String> all = new HashSet<>(beforeCheckpoint);
+            all.addAll(restored);
+            assertThat(all).hasSize(2 * ROWS_PER_KEY);
+        }
+    }
+
+    @TestTemplate
+    void probeRowsArrivingDuringDrainWaitOnlyBehindRowsOfTheirKey() throws Exception {
+        try (JoinHarness harness = harness(join().leftOuterJoin())) {
+            harness.open();
+            harness.processElement2(insert("C", 3, 10));
+            bufferProbeRows(harness);
+            harness.processWatermark2(watermark(LOAD_COMPLETED_TIME));
+            harness.takeOutput();
+
+            // A and B still have buffered rows, C never had any.
+            harness.processElement1(probe("new-a", "A"));
+            harness.processElement1(probe("new-b", "B"));
+            harness.processElement1(probe("new-c", "C"));
+            harness.processWatermark1(watermark(9));
+            harness.processWatermarkStatus1(WatermarkStatus.IDLE);
+            assertThat(harness.takeOutput()).containsExactly(joined("new-c", "C", 3, 10));
+
+            harness.setProcessingTime(1);
+            List<String> rest = harness.takeOutput();
+            assertThat(rest).endsWith("WM(9)", "IDLE");
+            assertThat(rest.indexOf(joined("new-a", "A", 1, 10)))
+                    .isGreaterThan(lastIndexOfBufferedRow(rest, "A"));
+            assertThat(rest.indexOf(joined("new-b", "B", 2, 10)))
+                    .isGreaterThan(lastIndexOfBufferedRow(rest, "B"));
+        }
+    }
+
+    @TestTemplate
+    void endOfInputJoinsWhatTheDrainHasLeft() throws Exception {
+        try (JoinHarness harness = harness(join())) {
+            harness.open();
+            bufferProbeRows(harness);
+            harness.processWatermark1(watermark(Long.MAX_VALUE));
+            harness.processWatermark2(watermark(Long.MAX_VALUE));
+            List<String> first = harness.takeOutput();
+
+            harness.getOperator().finish();
+            List<String> rest = harness.takeOutput();
+            assertThat(rest).last().isEqualTo("WM(" + Long.MAX_VALUE + ")");
+            assertThat(first.size() + rest.size() - 1).isEqualTo(2 * ROWS_PER_KEY);
+        }
+    }
+
+    /** Build rows A 1 and B 2, then {@link #ROWS_PER_KEY} probe rows of each, interleaved. */
+    private static void bufferProbeRows(JoinHarness harness) throws Exception {
+        harness.processElement2(insert("A", 1, 10));
+        harness.processElement2(insert("B", 2, 10));
+        for (int i = 0; i < ROWS_PER_KEY; i++) {
+            for (String key : KEYS) {
+                harness.processElement1(probe(key + i, key));
+            }
+        }
+    }
+
+    private static int lastIndexOfBufferedRow(List<String> rows, String key) {
+        int last = -1;
+        for (int i = 0; i < rows.size(); i++) {
+            if (rows.get(i).startsWith("+I(" + key)) {
+                last = i;
+            }
+        }
+        return last;
+    }
+
+    /** The numbers of the buffered probe rows of a key, in the order they were joined. */
+    private static List<Integer> idsOf(List<String> rows, String key) {
+        return rows.stream()
+                .filter(row -> row.startsWith("+I(" + key))
+                .map(row -> Integer.parseInt(row.substring(4, row.indexOf(','))))
+                .collect(Collectors.toList());
+    }
+}
