@@ -163,10 +163,14 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
     static final String STATE_TTL_TIMERS = "state-ttl-timers";
 
     /**
-     * The work of one slice of the drain at the flip, in rows: a few milliseconds, after which the
-     * task takes its input and checkpoint barriers again.
+     * One slice of the drain at the flip ends after this many rows or {@link #DRAIN_SLICE_NANOS},
+     * whichever comes first; the task then takes its input, and checkpoint barriers with it, for a
+     * millisecond or more. A barrier waits behind the input queued before it, so the share of time
+     * the input gets decides how soon a checkpoint completes.
      */
     static final long DRAIN_SLICE_ROWS = 10_000L;
+
+    static final long DRAIN_SLICE_NANOS = 10_000_000L;
 
     /** How long build rows may arrive without any build watermark before a warning is logged. */
     static final long MISSING_BUILD_WATERMARK_WARNING_DELAY = 60_000L;
@@ -566,6 +570,7 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
                 buildWatermark,
                 probeWatermark);
         startDrain();
+        drainSlice();
     }
 
     // ---- the drain ----
@@ -588,7 +593,6 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
         draining = true;
         drainStart = getProcessingTimeService().getCurrentProcessingTime();
         drainedRows = 0;
-        drainSlice();
     }
 
     private void drainSlice() throws Exception {
@@ -596,7 +600,7 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
             // finish() joined the rest.
             return;
         }
-        if (drain(DRAIN_SLICE_ROWS)) {
+        if (drain(DRAIN_SLICE_ROWS, DRAIN_SLICE_NANOS)) {
             finishDrain();
         } else {
             // A timer due now fires through the mailbox after the input it has queued meanwhile.
@@ -608,12 +612,14 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
     }
 
     /**
-     * Joins buffered probe rows until a budget of rows is spent: a probe row counts its output rows
-     * and at least one, a key one more. Returns whether none is left.
+     * Joins buffered probe rows until a budget of rows or of nanoseconds is spent, at least one: a
+     * probe row counts its output rows and at least one, a key one more. Returns whether none is
+     * left.
      */
-    private boolean drain(long budget) throws Exception {
+    private boolean drain(long budget, long nanos) throws Exception {
+        long start = System.nanoTime();
         long spent = 0;
-        while (spent < budget) {
+        while (true) {
             if (drainingRows == null) {
                 if (!nextKeysToDrain.hasNext()) {
                     return true;
@@ -627,7 +633,7 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
             } else {
                 setCurrentKey(drainingKey);
             }
-            while (spent < budget && drainingRows.hasNext()) {
+            while (drainingRows.hasNext()) {
                 long emitted = joiner.rowsEmitted();
                 joinProbeRow(drainingRows.next());
                 spent += Math.max(1, joiner.rowsEmitted() - emitted);
@@ -636,19 +642,22 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
                 if (probeRowsBuffered > 0) {
                     probeRowsBuffered--;
                 }
-            }
-            if (!drainingRows.hasNext()) {
-                if (drainingKeyGrew) {
-                    // Rows of this key came while it drained: they follow the others.
-                    drainingRows = probeBuffer.drain();
-                    drainingKeyGrew = false;
-                } else {
-                    drainingKey = null;
-                    drainingRows = null;
+                if (spent >= budget || System.nanoTime() - start >= nanos) {
+                    return false;
                 }
             }
+            if (drainingKeyGrew) {
+                // Rows of this key came while it drained: they follow the others.
+                drainingRows = probeBuffer.drain();
+                drainingKeyGrew = false;
+            } else {
+                drainingKey = null;
+                drainingRows = null;
+            }
+            if (spent >= budget || System.nanoTime() - start >= nanos) {
+                return false;
+            }
         }
-        return false;
     }
 
     private void finishDrain() {
@@ -679,6 +688,11 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
     }
 
     private void drainRestoredProbeRows() throws Exception {
+        startRestoredDrain();
+        drainSlice();
+    }
+
+    private void startRestoredDrain() throws Exception {
         restoredProbeRowsToDrain = false;
         // The subtask that had flipped had seen this build watermark, and every subtask gets the
         // same one from the build input: the changes it releases here are part of the loaded
@@ -696,10 +710,10 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
     public void finish() throws Exception {
         // The input has ended, and the timers of the next slices would not fire any more.
         if (restoredProbeRowsToDrain) {
-            drainRestoredProbeRows();
+            startRestoredDrain();
         }
         if (draining) {
-            drain(Long.MAX_VALUE);
+            drain(Long.MAX_VALUE, Long.MAX_VALUE);
             finishDrain();
         }
         super.finish();
