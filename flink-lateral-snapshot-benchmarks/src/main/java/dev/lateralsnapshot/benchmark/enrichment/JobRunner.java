@@ -165,7 +165,9 @@ final class JobRunner implements AutoCloseable {
         job.set(StateBackendOptions.STATE_BACKEND, spec.backend.configValue);
         job.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");
         job.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints.toUri().toString());
-        job.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofSeconds(10));
+        job.set(
+                CheckpointingOptions.CHECKPOINTING_INTERVAL,
+                Duration.ofSeconds(settings.checkpointIntervalSeconds));
         job.set(CoreOptions.DEFAULT_PARALLELISM, settings.parallelism);
         job.set(ExecutionOptions.RUNTIME_MODE, RuntimeExecutionMode.STREAMING);
         job.set(PipelineOptions.OBJECT_REUSE, settings.objectReuse);
@@ -442,6 +444,14 @@ final class JobRunner implements AutoCloseable {
                 }
             }
             result.drainMillis = (drainEnd - flipNanos) / 1e6;
+            long flipAt = flipMillis;
+            long drainEndMillis = flipAt + Math.round(result.drainMillis);
+            result.drainCheckpointsCompleted =
+                    stats.getHistory().getCheckpoints().stream()
+                            .filter(c -> c.getStatus() == CheckpointStatsStatus.COMPLETED)
+                            .filter(c -> c.getLatestAckTimestamp() > flipAt)
+                            .filter(c -> c.getLatestAckTimestamp() <= drainEndMillis)
+                            .count();
             result.drainRate = maxBuffered / Math.max(1e-9, (drainEnd - flipNanos) / 1e9);
             windowStart = drainEnd + TimeUnit.SECONDS.toNanos(settings.postDrainWarmupSeconds);
         } else {

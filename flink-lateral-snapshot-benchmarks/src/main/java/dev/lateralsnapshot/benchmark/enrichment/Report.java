@@ -294,6 +294,10 @@ final class Report {
             if (i < f.size()) {
                 r.checkpointFailure = f.get(i).isEmpty() ? null : f.get(i);
             }
+            // Results written before the column existed end here.
+            if (++i < f.size()) {
+                r.drainCheckpointsCompleted = Long.parseLong(f.get(i));
+            }
             results.add(r);
         }
         return results;

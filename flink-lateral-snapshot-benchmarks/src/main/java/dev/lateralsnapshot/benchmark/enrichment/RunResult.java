@@ -56,6 +56,9 @@ final class RunResult {
     double drainMillis = Double.NaN;
     double drainRate = Double.NaN;
 
+    /** Checkpoints that completed between the flip and the last buffered row at the sink. */
+    long drainCheckpointsCompleted = -1;
+
     RunResult(RunSpec spec) {
         this.spec = spec;
     }
@@ -70,7 +73,7 @@ final class RunResult {
                 + "latency_count,p50_us,p99_us,p999_us,max_us,state_bytes,checkpoints_completed,"
                 + "checkpoints_failed,peak_heap_used,peak_heap_after_gc,buffered_at_flip,"
                 + "load_phase_s,load_checkpoints_completed,load_checkpoints_failed,drain_ms,"
-                + "drain_rate,checkpoint_failure";
+                + "drain_rate,checkpoint_failure,drain_checkpoints_completed";
     }
 
     String csv() {
@@ -108,7 +111,8 @@ final class RunResult {
                 String.valueOf(drainRate),
                 checkpointFailure == null
                         ? ""
-                        : '"' + checkpointFailure.replace('"', '\'').replace('\n', ' ') + '"');
+                        : '"' + checkpointFailure.replace('"', '\'').replace('\n', ' ') + '"',
+                String.valueOf(drainCheckpointsCompleted));
     }
 
     @Override
@@ -140,13 +144,14 @@ final class RunResult {
             s.append(
                     String.format(
                             " | load %.1f s, buffered %d, checkpoints in load %d ok/%d failed,"
-                                    + " drain %.0f ms (%.3fM rows/s)",
+                                    + " drain %.0f ms (%.3fM rows/s), checkpoints in drain %d",
                             loadPhaseSeconds,
                             bufferedAtFlip,
                             loadCheckpointsCompleted,
                             loadCheckpointsFailed,
                             drainMillis,
-                            drainRate / 1e6));
+                            drainRate / 1e6,
+                            drainCheckpointsCompleted));
         }
         return s.toString();
     }

@@ -51,6 +51,9 @@ final class Settings {
     int postFlipSeconds = 12;
     int postDrainWarmupSeconds = 2;
 
+    /** How often each job checkpoints. */
+    int checkpointIntervalSeconds = 10;
+
     int startTimeoutSeconds = 180;
     int checkpointTimeoutSeconds = 180;
 
@@ -135,6 +138,9 @@ final class Settings {
                     break;
                 case "post-flip-seconds":
                     s.postFlipSeconds = Integer.parseInt(value);
+                    break;
+                case "checkpoint-interval-seconds":
+                    s.checkpointIntervalSeconds = Integer.parseInt(value);
                     break;
                 case "work-dir":
                     s.workDir = Paths.get(value);
