@@ -31,6 +31,7 @@ import org.apache.flink.table.types.inference.Signature;
 import org.apache.flink.table.types.inference.StaticArgument;
 import org.apache.flink.table.types.inference.StaticArgumentTrait;
 import org.apache.flink.table.types.inference.TypeInference;
+import org.apache.flink.table.types.utils.DataTypeUtils;
 import org.apache.flink.types.ColumnList;
 import org.apache.flink.types.Row;
 
@@ -132,12 +133,18 @@ public final class SnapshotProcessTableFunction extends ProcessTableFunction<Row
                                     DataTypes.INTERVAL(DataTypes.DAY(), DataTypes.SECOND(3)),
                                     true))
                     .inputTypeStrategy(new OnTimeCheck())
+                    // The build side's time attributes come out as plain timestamps, as in SQL.
                     .outputTypeStrategy(
                             callContext ->
                                     Optional.of(
-                                            callContext
-                                                    .getArgumentDataTypes()
-                                                    .get(position(SnapshotTableFunction.INPUT))))
+                                            DataTypeUtils.transform(
+                                                    callContext
+                                                            .getArgumentDataTypes()
+                                                            .get(
+                                                                    position(
+                                                                            SnapshotTableFunction
+                                                                                    .INPUT)),
+                                                    DataTypeUtils::removeTimeAttribute)))
                     .build();
 
     /** Whether the definition is this function, found by name or given by class. */

@@ -14,6 +14,8 @@
 
 package dev.lateralsnapshot.planner.functions;
 
+import dev.lateralsnapshot.planner.internal.TimeIndicatorConversion;
+
 import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.planner.calcite.FlinkTypeFactory;
 import org.apache.flink.table.types.logical.LogicalType;
@@ -63,7 +65,8 @@ import java.util.stream.Collectors;
  * <p>The function is never executed. It only exists so that SQL can name the build side and its
  * arguments in the position of a table function; the planner rules replace the join it appears in
  * by a LATERAL SNAPSHOT join node ({@code LateralSnapshotJoinCaptureRule}) or, in batch mode, by a
- * regular join. Its result type is the type of {@code input}.
+ * regular join. Its result type is the type of {@code input}, with time attributes as plain
+ * timestamps.
  *
  * <p>Why a Calcite function and not a Flink {@code ProcessTableFunction}: the type inference of
  * process table functions rejects updating inputs together with {@code on_time}, and requires
@@ -114,7 +117,11 @@ public final class SnapshotTableFunction extends SqlFunction implements SqlTable
 
     @Override
     public SqlReturnTypeInference getRowTypeInference() {
-        return binding -> binding.getOperandType(INPUT_POSITION);
+        // The join's output has the probe's time attributes only: the build side's come out as
+        // plain timestamps, as in Flink 2.4's SNAPSHOT, and a view over the join says so.
+        return binding ->
+                TimeIndicatorConversion.materialize(
+                        binding.getTypeFactory(), binding.getOperandType(INPUT_POSITION));
     }
 
     @Override

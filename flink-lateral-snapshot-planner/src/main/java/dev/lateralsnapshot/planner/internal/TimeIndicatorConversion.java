@@ -23,6 +23,8 @@ import org.apache.flink.table.types.logical.TimestampType;
 
 import org.apache.calcite.rel.RelShuttle;
 import org.apache.calcite.rel.type.RelDataType;
+import org.apache.calcite.rel.type.RelDataTypeFactory;
+import org.apache.calcite.rel.type.RelDataTypeField;
 import org.apache.calcite.rex.RexBuilder;
 import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.sql.type.SqlTypeName;
@@ -54,6 +56,28 @@ public final class TimeIndicatorConversion {
                 typeFactory.createFieldTypeFromLogicalType(plainTimestamp(type)),
                 timeAttribute,
                 false);
+    }
+
+    /**
+     * The row type with its time attributes as the plain timestamps that the conversion turns them
+     * into; the row type itself when it has none.
+     */
+    public static RelDataType materialize(RelDataTypeFactory typeFactory, RelDataType rowType) {
+        if (rowType.getFieldList().stream()
+                .noneMatch(field -> FlinkTypeFactory.isTimeIndicatorType(field.getType()))) {
+            return rowType;
+        }
+        RelDataTypeFactory.Builder builder = typeFactory.builder();
+        for (RelDataTypeField field : rowType.getFieldList()) {
+            RelDataType type = field.getType();
+            if (FlinkTypeFactory.isTimeIndicatorType(type)) {
+                type =
+                        ((FlinkTypeFactory) typeFactory)
+                                .createFieldTypeFromLogicalType(plainTimestamp(type));
+            }
+            builder.add(field.getName(), type);
+        }
+        return typeFactory.createTypeWithNullability(builder.build(), rowType.isNullable());
     }
 
     private static LogicalType plainTimestamp(RelDataType timeIndicator) {

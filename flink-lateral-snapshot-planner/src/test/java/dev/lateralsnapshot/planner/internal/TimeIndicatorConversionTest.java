@@ -18,6 +18,7 @@ import dev.lateralsnapshot.planner.SnapshotTestEnvironments;
 import dev.lateralsnapshot.testutils.environments.TableEnvironmentExtension;
 
 import org.apache.flink.table.api.TableEnvironment;
+import org.apache.flink.table.catalog.ResolvedSchema;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -27,7 +28,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Guards for {@link TimeIndicatorConversion}: Flink's conversion of time attributes reaches the
- * join, which materializes them as Flink does.
+ * join, which materializes them as Flink does, and the row type of {@code SNAPSHOT} declares the
+ * types they get.
  */
 class TimeIndicatorConversionTest {
 
@@ -67,5 +69,24 @@ class TimeIndicatorConversionTest {
                         "a processing time attribute the join condition reads is no longer"
                                 + " materialized with PROCTIME_MATERIALIZE below the join")
                 .contains("PROCTIME_MATERIALIZE(");
+    }
+
+    @Test
+    void materializedRowTypeHasThePlainTimestampsOfTheConversion(TableEnvironment env) {
+        env.executeSql(
+                "CREATE VIEW rates_pt AS SELECT currency, update_time, PROCTIME() AS pt FROM rates");
+        ResolvedSchema schema =
+                env.sqlQuery(
+                                "SELECT r.update_time, r.pt FROM orders AS o JOIN LATERAL"
+                                        + " SNAPSHOT(input => TABLE rates_pt, on_time =>"
+                                        + " DESCRIPTOR(update_time)) AS r"
+                                        + " ON o.currency = r.currency")
+                        .getResolvedSchema();
+        assertThat(schema.getColumnDataTypes())
+                .as(
+                        "FlinkTypeFactory no longer gives a time attribute the plain timestamp"
+                                + " type that RelTimeIndicatorConverter materializes it to")
+                .map(Object::toString)
+                .containsExactly("TIMESTAMP(3)", "TIMESTAMP_LTZ(3) NOT NULL");
     }
 }

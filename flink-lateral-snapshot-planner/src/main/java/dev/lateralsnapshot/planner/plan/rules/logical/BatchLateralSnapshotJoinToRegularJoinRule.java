@@ -15,12 +15,15 @@
 package dev.lateralsnapshot.planner.plan.rules.logical;
 
 import org.apache.calcite.plan.RelOptRuleCall;
+import org.apache.calcite.plan.RelOptUtil;
 import org.apache.calcite.plan.RelRule;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.logical.LogicalJoin;
 import org.apache.calcite.rel.logical.LogicalProject;
+import org.apache.calcite.rel.type.RelDataTypeField;
 import org.immutables.value.Value;
 
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -56,14 +59,19 @@ public class BatchLateralSnapshotJoinToRegularJoinRule
             build = project.copy(project.getTraitSet(), List.of(build));
         }
         LogicalJoin join = match.join();
-        call.transformTo(
+        List<RelDataTypeField> inputFields =
+                new ArrayList<>(join.getLeft().getRowType().getFieldList());
+        inputFields.addAll(build.getRowType().getFieldList());
+        RelNode regularJoin =
                 join.copy(
                         join.getTraitSet(),
-                        join.getCondition(),
+                        SnapshotJoinMatch.typedLike(join.getCondition(), inputFields),
                         join.getLeft(),
                         build,
                         join.getJoinType(),
-                        join.isSemiJoinDone()));
+                        join.isSemiJoinDone());
+        // The build input may have time attributes that the scan declared as plain timestamps.
+        call.transformTo(RelOptUtil.createCastRel(regularJoin, join.getRowType(), true));
     }
 
     /** Rule configuration. */

@@ -131,7 +131,11 @@ public class LateralSnapshotJoinCaptureRule extends RelRule<LateralSnapshotJoinC
             // The scan returns its input unchanged, so the projection applies to the input. It
             // comes from computed equality operands and keeps every column so far; should it ever
             // drop the on_time column, the column is appended and removed again above the join.
-            List<RexNode> projects = new ArrayList<>(buildProject.getProjects());
+            List<RexNode> projects = new ArrayList<>();
+            for (RexNode project : buildProject.getProjects()) {
+                projects.add(
+                        SnapshotJoinMatch.typedLike(project, build.getRowType().getFieldList()));
+            }
             List<String> names = new ArrayList<>(buildProject.getRowType().getFieldNames());
             RexInputRef onTime = RexInputRef.of(arguments.getOnTimeIndex(), build.getRowType());
             int onTimeIndex = projects.indexOf(onTime);
@@ -148,10 +152,13 @@ public class LateralSnapshotJoinCaptureRule extends RelRule<LateralSnapshotJoinC
         // Conjuncts of one side go below the join; for a LEFT join only build conjuncts may, as
         // every probe row has to come out.
         int probeFieldCount = probe.getRowType().getFieldCount();
+        List<RelDataTypeField> inputFields = new ArrayList<>(probe.getRowType().getFieldList());
+        inputFields.addAll(build.getRowType().getFieldList());
+        RexNode condition = SnapshotJoinMatch.typedLike(match.condition(), inputFields);
         List<RexNode> probeConjuncts = new ArrayList<>();
         List<RexNode> buildConjuncts = new ArrayList<>();
         List<RexNode> joinConjuncts = new ArrayList<>();
-        for (RexNode conjunct : RelOptUtil.conjunctions(match.condition())) {
+        for (RexNode conjunct : RelOptUtil.conjunctions(condition)) {
             ImmutableBitSet fields = RelOptUtil.InputFinder.bits(conjunct);
             boolean pushable = !fields.isEmpty() && RexUtil.isDeterministic(conjunct);
             if (pushable && fields.length() <= probeFieldCount && joinType == JoinRelType.INNER) {
@@ -195,14 +202,17 @@ public class LateralSnapshotJoinCaptureRule extends RelRule<LateralSnapshotJoinC
                 restore == null
                         ? snapshotJoin
                         : restore.copy(restore.getTraitSet(), List.of(snapshotJoin));
-        if (!onTimeAppended) {
-            return result;
+        if (onTimeAppended) {
+            int fieldCount = result.getRowType().getFieldCount() - 1;
+            result =
+                    relBuilder
+                            .push(result)
+                            .project(relBuilder.fields(ImmutableBitSet.range(fieldCount).asList()))
+                            .build();
         }
-        int fieldCount = result.getRowType().getFieldCount() - 1;
-        return relBuilder
-                .push(result)
-                .project(relBuilder.fields(ImmutableBitSet.range(fieldCount).asList()))
-                .build();
+        // The join reads the build side's time attributes, which its output has as plain
+        // timestamps, as the SNAPSHOT scan declared them.
+        return RelOptUtil.createCastRel(result, match.join().getRowType(), true);
     }
 
     private static void checkOnTime(SnapshotArguments arguments, RelNode build) {

@@ -28,11 +28,15 @@ import org.apache.calcite.rel.logical.LogicalFilter;
 import org.apache.calcite.rel.logical.LogicalJoin;
 import org.apache.calcite.rel.logical.LogicalProject;
 import org.apache.calcite.rel.logical.LogicalTableFunctionScan;
+import org.apache.calcite.rel.type.RelDataTypeField;
 import org.apache.calcite.rex.RexCall;
+import org.apache.calcite.rex.RexInputRef;
 import org.apache.calcite.rex.RexNode;
+import org.apache.calcite.rex.RexShuttle;
 
 import javax.annotation.Nullable;
 
+import java.util.List;
 import java.util.function.Predicate;
 
 import static org.apache.flink.table.planner.utils.ShortcutUtils.unwrapTableConfig;
@@ -165,6 +169,20 @@ final class SnapshotJoinMatch {
                                     + " but was %s JOIN.",
                             joinType.name()));
         }
+    }
+
+    /**
+     * The expression over fields typed like the scan, over the same fields typed like the scan's
+     * input: where the scan has a plain timestamp, the input has the time attribute.
+     */
+    static RexNode typedLike(RexNode expression, List<RelDataTypeField> fields) {
+        return expression.accept(
+                new RexShuttle() {
+                    @Override
+                    public RexNode visitInputRef(RexInputRef inputRef) {
+                        return RexInputRef.of(inputRef.getIndex(), fields);
+                    }
+                });
     }
 
     /** The matched join. */

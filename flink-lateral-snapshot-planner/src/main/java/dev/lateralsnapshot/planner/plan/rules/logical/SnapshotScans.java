@@ -17,10 +17,15 @@ package dev.lateralsnapshot.planner.plan.rules.logical;
 import dev.lateralsnapshot.planner.functions.SnapshotArguments;
 import dev.lateralsnapshot.planner.functions.SnapshotCalls;
 
+import org.apache.flink.table.planner.calcite.FlinkTypeFactory;
+
 import org.apache.calcite.plan.RelOptUtil;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.RelVisitor;
 import org.apache.calcite.rel.core.TableFunctionScan;
+import org.apache.calcite.rel.type.RelDataType;
+import org.apache.calcite.rel.type.RelDataTypeFactory;
+import org.apache.calcite.rel.type.RelDataTypeField;
 import org.apache.calcite.rex.RexCall;
 
 import java.util.ArrayList;
@@ -42,11 +47,13 @@ public final class SnapshotScans {
     }
 
     /**
-     * The build input of a {@code SNAPSHOT} scan, typed like the scan. The function returns the
-     * rows of its input unchanged, so a cast is only needed where the validator derived a type that
-     * differs in nullability or field names. In the Table API, Flink appends a {@code rowtime}
-     * column to the rows of a process table function with {@code on_time}; it is a copy of the
-     * {@code on_time} column, which Flink declares NOT NULL.
+     * The build input of a {@code SNAPSHOT} scan, typed like the scan but with the time attributes
+     * of the input, which the join reads ({@code on_time}) and the scan declares as plain
+     * timestamps. The function returns the rows of its input unchanged, so a cast is otherwise only
+     * needed where the validator derived a type that differs in nullability or field names. In the
+     * Table API, Flink appends a {@code rowtime} column to the rows of a process table function
+     * with {@code on_time}; it is a copy of the {@code on_time} column, which Flink declares NOT
+     * NULL.
      */
     public static RelNode buildInput(TableFunctionScan snapshotScan) {
         RelNode input = snapshotScan.getInputs().get(0);
@@ -62,10 +69,25 @@ public final class SnapshotScans {
             columns.add(input.getRowType().getField(onTime, false, false).getIndex());
             input = RelOptUtil.createProject(input, columns);
         }
-        if (RelOptUtil.areRowTypesEqual(input.getRowType(), snapshotScan.getRowType(), true)) {
+        RelDataType type = withTimeAttributesOf(input.getRowType(), snapshotScan);
+        if (RelOptUtil.areRowTypesEqual(input.getRowType(), type, true)) {
             return input;
         }
-        return RelOptUtil.createCastRel(input, snapshotScan.getRowType(), true);
+        return RelOptUtil.createCastRel(input, type, true);
+    }
+
+    private static RelDataType withTimeAttributesOf(
+            RelDataType inputType, TableFunctionScan snapshotScan) {
+        RelDataTypeFactory.Builder builder = snapshotScan.getCluster().getTypeFactory().builder();
+        List<RelDataTypeField> inputFields = inputType.getFieldList();
+        for (RelDataTypeField field : snapshotScan.getRowType().getFieldList()) {
+            RelDataType inputField = inputFields.get(field.getIndex()).getType();
+            boolean materialized =
+                    FlinkTypeFactory.isTimeIndicatorType(inputField)
+                            && !FlinkTypeFactory.isTimeIndicatorType(field.getType());
+            builder.add(field.getName(), materialized ? inputField : field.getType());
+        }
+        return builder.build();
     }
 
     /** Whether the plan has a {@code SNAPSHOT} scan anywhere. */
