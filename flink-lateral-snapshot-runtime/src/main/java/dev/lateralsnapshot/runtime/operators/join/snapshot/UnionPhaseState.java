@@ -20,14 +20,27 @@ import org.apache.flink.api.common.state.OperatorStateStore;
 import org.apache.flink.api.common.typeutils.base.IntSerializer;
 
 import java.util.Collections;
+import java.util.List;
 
 /**
  * The phase of each subtask, kept as union operator state, so that after a restore, at any
  * parallelism, every subtask sees the phases of all subtasks of the snapshot.
+ *
+ * <p>The phase is written twice: once in the state this class reads, and once under the name of the
+ * phase state of Flink 2.4's LATERAL SNAPSHOT join, with a serializer of this library ({@link
+ * LateralSnapshotLibraryPhaseSerializer}). Flink derives the operator ids of a SQL job from its
+ * topology, so a savepoint of this library restored into a Flink 2.4 job of the same shape would go
+ * to that join, which keeps its probe buffer under the same name and type as this one and its build
+ * side under another: it would restore the buffered probe rows without their build side and start
+ * over loading, without a word. With this state the restore fails instead (see {@code
+ * docs/moving-to-flink-2.4.md}).
  */
 final class UnionPhaseState {
 
     static final String STATE_NAME = "phase";
+
+    /** The name of the phase state of Flink 2.4's join. */
+    static final String FLINK_2_4_STATE_NAME = "lateral-snapshot-phase";
 
     /** The values kept in the state, and those of the {@code currentPhase} gauge. */
     static final int LOAD_PHASE = 0;
@@ -35,6 +48,7 @@ final class UnionPhaseState {
     static final int JOIN_PHASE = 1;
 
     private final ListState<Integer> state;
+    private final ListState<Integer> flink24State;
     private final boolean anyJoinPhase;
     private final boolean anyLoadPhase;
 
@@ -42,6 +56,11 @@ final class UnionPhaseState {
         this.state =
                 store.getUnionListState(
                         new ListStateDescriptor<>(STATE_NAME, IntSerializer.INSTANCE));
+        this.flink24State =
+                store.getUnionListState(
+                        new ListStateDescriptor<>(
+                                FLINK_2_4_STATE_NAME,
+                                LateralSnapshotLibraryPhaseSerializer.INSTANCE));
         boolean anyJoin = false;
         boolean anyLoad = false;
         for (Integer phase : state.get()) {
@@ -64,6 +83,8 @@ final class UnionPhaseState {
 
     /** Replaces this subtask's phase. */
     void update(boolean joinPhase) throws Exception {
-        state.update(Collections.singletonList(joinPhase ? JOIN_PHASE : LOAD_PHASE));
+        List<Integer> phase = Collections.singletonList(joinPhase ? JOIN_PHASE : LOAD_PHASE);
+        state.update(phase);
+        flink24State.update(phase);
     }
 }

@@ -56,8 +56,7 @@ class LateralSnapshotJoinMatchingTest extends LateralSnapshotJoinTestBase {
             assertThat(harness.takeOutput())
                     .containsExactlyInAnyOrder(
                             joined("o1", "A", 1, 10), padded("o2", "C"), padded("o3", "C"));
-            // LEFT misses count too, unlike in Flink 2.4's release testing: see "This library
-            // and Flink 2.4" in docs/lateral-snapshot-join.md.
+            // LEFT misses count too, unlike in Flink 2.4: see docs/moving-to-flink-2.4.md.
             assertThat(harness.counter("numUnmatchedProbeRecords")).isEqualTo(2L);
         }
     }

@@ -14,7 +14,9 @@
 
 package dev.lateralsnapshot.runtime.operators.join.snapshot;
 
+import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.api.common.typeutils.base.EnumSerializer;
 import org.apache.flink.api.common.typeutils.base.IntSerializer;
 import org.apache.flink.api.common.typeutils.base.ListSerializer;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
@@ -27,13 +29,19 @@ import org.apache.flink.runtime.state.KeyedBackendSerializationProxy;
 import org.apache.flink.runtime.state.KeyedStateHandle;
 import org.apache.flink.runtime.state.OperatorBackendSerializationProxy;
 import org.apache.flink.runtime.state.OperatorStateHandle;
+import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StreamStateHandle;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.apache.flink.runtime.state.metainfo.StateMetaInfoSnapshot;
 import org.apache.flink.runtime.state.metainfo.StateMetaInfoSnapshot.BackendStateType;
 import org.apache.flink.runtime.state.metainfo.StateMetaInfoSnapshot.CommonOptionsKeys;
 import org.apache.flink.runtime.state.metainfo.StateMetaInfoSnapshot.CommonSerializerKeys;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.TimerSerializer;
+import org.apache.flink.streaming.api.operators.TwoInputStreamOperator;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.KeyedTwoInputStreamOperatorTestHarness;
+import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.types.logical.RowType;
 
@@ -70,6 +78,7 @@ class LateralSnapshotJoinStateLayoutTest extends LateralSnapshotJoinTestBase {
         assertThat(operatorState)
                 .containsOnlyKeys(
                         "phase",
+                        "lateral-snapshot-phase",
                         "max-build-time",
                         "build-watermark",
                         "probe-buffer-sequence",
@@ -79,6 +88,12 @@ class LateralSnapshotJoinStateLayoutTest extends LateralSnapshotJoinTestBase {
                 .isEqualTo("UNION");
         assertThat(serializer(phase, CommonSerializerKeys.VALUE_SERIALIZER))
                 .isEqualTo(IntSerializer.INSTANCE);
+        // The phase once more, under the name Flink 2.4's join keeps its phase in.
+        StateMetaInfoSnapshot flink24Phase = operatorState.get("lateral-snapshot-phase");
+        assertThat(flink24Phase.getOption(CommonOptionsKeys.OPERATOR_STATE_DISTRIBUTION_MODE))
+                .isEqualTo("UNION");
+        assertThat(serializer(flink24Phase, CommonSerializerKeys.VALUE_SERIALIZER))
+                .isEqualTo(LateralSnapshotLibraryPhaseSerializer.INSTANCE);
         StateMetaInfoSnapshot maxBuildTime = operatorState.get("max-build-time");
         assertThat(maxBuildTime.getOption(CommonOptionsKeys.OPERATOR_STATE_DISTRIBUTION_MODE))
                 .isEqualTo("UNION");
@@ -194,6 +209,85 @@ class LateralSnapshotJoinStateLayoutTest extends LateralSnapshotJoinTestBase {
     }
 
     /**
+     * A job without this library, a Flink 2.4 job whose operator ids match those of the savepoint
+     * say, cannot read the operator state of the join: the class of a serializer it records is only
+     * in this library.
+     */
+    @TestTemplate
+    void savepointCannotBeRestoredWithoutThisLibrary() throws Exception {
+        OperatorSubtaskState snapshot = snapshotsWithStateOfEveryKind(join())[1];
+        ClassLoader withoutThisLibrary =
+                new ClassLoader(classLoader()) {
+                    @Override
+                    protected Class<?> loadClass(String name, boolean resolve)
+                            throws ClassNotFoundException {
+                        if (name.startsWith("dev.lateralsnapshot.")) {
+                            throw new ClassNotFoundException(name);
+                        }
+                        return super.loadClass(name, resolve);
+                    }
+                };
+
+        assertThatThrownBy(() -> operatorStateMetaInfo(withoutThisLibrary, snapshot))
+                .isInstanceOf(IOException.class)
+                .hasStackTraceContaining(
+                        LateralSnapshotLibraryPhaseSerializer.Snapshot.class.getName());
+    }
+
+    /**
+     * A join that keeps its phase under the name Flink 2.4's join keeps it in, with Flink's enum
+     * serializer as that join does, refuses the savepoint.
+     */
+    @TestTemplate
+    void joinKeepingItsPhaseUnderFlink24sNameRefusesTheSavepoint() throws Exception {
+        OperatorSubtaskState snapshot = snapshotsWithStateOfEveryKind(join())[1];
+        JoinSpec spec = join();
+        try (KeyedTwoInputStreamOperatorTestHarness<RowData, RowData, RowData, RowData> harness =
+                new KeyedTwoInputStreamOperatorTestHarness<>(
+                        new Flink24PhaseStandIn(),
+                        spec.probeKeySelector(),
+                        spec.buildKeySelector(),
+                        spec.probeKeySelector().getProducedType(),
+                        MAX_PARALLELISM,
+                        1,
+                        0)) {
+            harness.setStateBackend(createStateBackend());
+            harness.setup();
+            assertThatThrownBy(() -> harness.initializeState(snapshot))
+                    .hasStackTraceContaining(
+                            "StateMigrationException: The new state typeSerializer for operator"
+                                    + " state must not be incompatible.");
+        }
+    }
+
+    /** Keeps its phase as Flink 2.4's join does, and nothing else. */
+    private static final class Flink24PhaseStandIn extends AbstractStreamOperator<RowData>
+            implements TwoInputStreamOperator<RowData, RowData, RowData> {
+        private static final long serialVersionUID = 1L;
+
+        private enum Phase {
+            LOAD,
+            JOIN
+        }
+
+        @Override
+        public void initializeState(StateInitializationContext context) throws Exception {
+            super.initializeState(context);
+            context.getOperatorStateStore()
+                    .getUnionListState(
+                            new ListStateDescriptor<>(
+                                    UnionPhaseState.FLINK_2_4_STATE_NAME,
+                                    new EnumSerializer<>(Phase.class)));
+        }
+
+        @Override
+        public void processElement1(StreamRecord<RowData> element) {}
+
+        @Override
+        public void processElement2(StreamRecord<RowData> element) {}
+    }
+
+    /**
      * Two snapshots that between them have a value in every state: one in the load phase with a
      * buffered probe row, one in the join phase with build rows, a pending change, a held -U and,
      * with a TTL, clocks.
@@ -238,10 +332,15 @@ class LateralSnapshotJoinStateLayoutTest extends LateralSnapshotJoinTestBase {
 
     private static Map<String, StateMetaInfoSnapshot> operatorStateMetaInfo(
             OperatorSubtaskState... snapshots) throws IOException {
+        return operatorStateMetaInfo(classLoader(), snapshots);
+    }
+
+    private static Map<String, StateMetaInfoSnapshot> operatorStateMetaInfo(
+            ClassLoader userCodeClassLoader, OperatorSubtaskState... snapshots) throws IOException {
         Map<String, StateMetaInfoSnapshot> states = new HashMap<>();
         for (OperatorStateHandle handle : managedOperatorState(snapshots)) {
             OperatorBackendSerializationProxy proxy =
-                    new OperatorBackendSerializationProxy(classLoader());
+                    new OperatorBackendSerializationProxy(userCodeClassLoader);
             try (InputStream in = handle.openInputStream()) {
                 proxy.read(new DataInputViewStreamWrapper(in));
             }
