@@ -40,8 +40,9 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 
+import static dev.lateralsnapshot.planner.SnapshotTestEnvironments.LOAD_COMPLETED;
+import static dev.lateralsnapshot.planner.SnapshotTestEnvironments.SQL_LOAD_COMPLETED;
 import static dev.lateralsnapshot.planner.SnapshotTestEnvironments.physicalPlan;
 import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.BATCH_ORDERS_COLUMNS;
 import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.createTable;
@@ -60,12 +61,6 @@ import static org.assertj.core.api.Assertions.catchThrowable;
  * at any depth of a tree, and the form Flink 2.3 cannot run fails with the form that works.
  */
 class LateralSnapshotJoinLateralTest {
-
-    /** A fixed load completion time, so that plans do not depend on the clock. */
-    private static final Instant LOAD_COMPLETED = Instant.parse("2026-01-02T00:00:00Z");
-
-    private static final String SQL_LOAD_COMPLETED =
-            "CAST(TIMESTAMP '2026-01-02 00:00:00' AS TIMESTAMP_LTZ(3))";
 
     @RegisterExtension
     static final TableEnvironmentExtension ENVIRONMENT =

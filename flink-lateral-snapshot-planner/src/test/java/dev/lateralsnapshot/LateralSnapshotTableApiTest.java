@@ -36,10 +36,11 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Arrays;
 import java.util.function.BiFunction;
 
+import static dev.lateralsnapshot.planner.SnapshotTestEnvironments.LOAD_COMPLETED;
+import static dev.lateralsnapshot.planner.SnapshotTestEnvironments.SQL_LOAD_COMPLETED;
 import static dev.lateralsnapshot.planner.SnapshotTestEnvironments.physicalPlan;
 import static dev.lateralsnapshot.planner.SnapshotTestEnvironments.planLines;
 import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.BATCH_ORDERS_COLUMNS;
@@ -60,12 +61,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * SnapshotProcessTableFunctionTest} has those of the Table API only).
  */
 class LateralSnapshotTableApiTest {
-
-    /** A fixed load completion time, so that plans do not depend on the clock. */
-    private static final Instant LOAD_COMPLETED = Instant.parse("2026-01-02T00:00:00Z");
-
-    private static final String SQL_LOAD_COMPLETED =
-            "CAST(TIMESTAMP '2026-01-02 00:00:00' AS TIMESTAMP_LTZ(3))";
 
     /** The optional arguments of the tests that give all of them, after load_completed_time. */
     private static final String SQL_MORE_ARGUMENTS =

@@ -34,6 +34,7 @@ import org.apache.flink.table.planner.utils.JavaScalaConversionUtil;
 import org.apache.calcite.rel.RelNode;
 
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -74,6 +75,13 @@ public final class SnapshotTestEnvironments {
     public static final String TABLE_API_RATES_COLUMNS =
             "r_currency STRING, r_rate DOUBLE, update_time TIMESTAMP(3),"
                     + " WATERMARK FOR update_time AS update_time";
+
+    /** A fixed load completion time, so that plans do not depend on the clock. */
+    public static final Instant LOAD_COMPLETED = Instant.parse("2026-01-02T00:00:00Z");
+
+    /** {@link #LOAD_COMPLETED} as the SQL argument. */
+    public static final String SQL_LOAD_COMPLETED =
+            "CAST(TIMESTAMP '2026-01-02 00:00:00' AS TIMESTAMP_LTZ(3))";
 
     private SnapshotTestEnvironments() {}
 

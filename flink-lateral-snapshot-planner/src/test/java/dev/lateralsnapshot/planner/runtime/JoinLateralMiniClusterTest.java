@@ -62,40 +62,27 @@ class JoinLateralMiniClusterTest {
     @EnumSource(StateBackendKind.class)
     void everyWayATableRunsGivesTheRowsOfSql(StateBackendKind backend) throws Exception {
         StreamTableEnvironment env = environment(backend);
-        List<String> sql = rows(env.sqlQuery(sqlQuery("rates_r")));
-        assertThat(sql)
-                .containsExactlyInAnyOrder("+I[1, A, 1.5]", "+I[3, C, 3.0]", "+I[4, A, 1.5]");
+        List<String> sql = sqlRows(env, "rates_r");
         Table joined = joinLateral(env, "rates_r");
 
         assertThat(rows(joined)).as("execute()").containsExactlyInAnyOrderElementsOf(sql);
-        try (CollectedRows inserted = CollectedRows.open();
-                CollectedRows pipeline = CollectedRows.open()) {
-            env.executeSql(
-                    createTable(
-                            "inserted", SINK_COLUMNS, CollectingTableFactory.options(inserted)));
-            env.executeSql(
-                    createTable(
-                            "pipeline", SINK_COLUMNS, CollectingTableFactory.options(pipeline)));
+        try (CollectedRows inserted = sink(env, "inserted");
+                CollectedRows pipeline = sink(env, "pipeline");
+                CollectedRows first = sink(env, "first_sink");
+                CollectedRows second = sink(env, "second_sink")) {
             joined.executeInsert("inserted").await();
             joined.insertInto("pipeline").execute().await();
+            StatementSet statements = env.createStatementSet();
+            statements.add(joined.insertInto("first_sink"));
+            statements.add(joinLateral(env, "rates_r").insertInto("second_sink"));
+            statements.execute().await();
+
             assertThat(inserted.rows())
                     .as("executeInsert")
                     .containsExactlyInAnyOrderElementsOf(sql);
             assertThat(pipeline.rows())
                     .as("insertInto(...).execute()")
                     .containsExactlyInAnyOrderElementsOf(sql);
-        }
-        try (CollectedRows first = CollectedRows.open();
-                CollectedRows second = CollectedRows.open()) {
-            env.executeSql(
-                    createTable("first_sink", SINK_COLUMNS, CollectingTableFactory.options(first)));
-            env.executeSql(
-                    createTable(
-                            "second_sink", SINK_COLUMNS, CollectingTableFactory.options(second)));
-            StatementSet statements = env.createStatementSet();
-            statements.add(joined.insertInto("first_sink"));
-            statements.add(joinLateral(env, "rates_r").insertInto("second_sink"));
-            statements.execute().await();
             assertThat(first.rows()).as("statement set").containsExactlyInAnyOrderElementsOf(sql);
             assertThat(second.rows()).containsExactlyInAnyOrderElementsOf(sql);
         }
@@ -105,7 +92,7 @@ class JoinLateralMiniClusterTest {
     @EnumSource(StateBackendKind.class)
     void toDataStreamAndToChangelogStream(StateBackendKind backend) throws Exception {
         StreamTableEnvironment env = environment(backend);
-        List<String> sql = rows(env.sqlQuery(sqlQuery("rates_r")));
+        List<String> sql = sqlRows(env, "rates_r");
         try (CollectedRows appended = CollectedRows.open();
                 CollectedRows changelog = CollectedRows.open()) {
             env.toDataStream(joinLateral(env, "rates_r")).sinkTo(CollectingSink.of(appended));
@@ -121,9 +108,7 @@ class JoinLateralMiniClusterTest {
     @EnumSource(StateBackendKind.class)
     void aPrimaryKeyBuildSideViewsAndLargerTrees(StateBackendKind backend) throws Exception {
         StreamTableEnvironment env = environment(backend);
-        List<String> sql = rows(env.sqlQuery(sqlQuery("rates_pk_r")));
-        assertThat(sql)
-                .containsExactlyInAnyOrder("+I[1, A, 1.5]", "+I[3, C, 3.0]", "+I[4, A, 1.5]");
+        List<String> sql = sqlRows(env, "rates_pk_r");
 
         Table joined = joinLateral(env, "rates_pk_r");
         assertThat(rows(joined)).as("upsert build side").containsExactlyInAnyOrderElementsOf(sql);
@@ -166,6 +151,21 @@ class JoinLateralMiniClusterTest {
                                 descriptor("update_time").asArgument("on_time")),
                         $("currency").isEqual($("r_currency")))
                 .select($("order_id"), $("currency"), $("r_rate"));
+    }
+
+    /** A sink table of the given name whose rows the returned collection receives. */
+    private static CollectedRows sink(StreamTableEnvironment env, String name) {
+        CollectedRows rows = CollectedRows.open();
+        env.executeSql(createTable(name, SINK_COLUMNS, CollectingTableFactory.options(rows)));
+        return rows;
+    }
+
+    /** The rows of the SQL statement, which every build side of these tests gives alike. */
+    private static List<String> sqlRows(StreamTableEnvironment env, String rates) throws Exception {
+        List<String> sql = rows(env.sqlQuery(sqlQuery(rates)));
+        assertThat(sql)
+                .containsExactlyInAnyOrder("+I[1, A, 1.5]", "+I[3, C, 3.0]", "+I[4, A, 1.5]");
+        return sql;
     }
 
     private static String sqlQuery(String rates) {
