@@ -186,7 +186,7 @@ class PlannerArchitectureTest {
                 .mayOnlyBeAccessedByLayers("Programs", "Rules")
                 .whereLayer("Exec nodes")
                 // The activation registers the exec node for compiled plans.
-                .mayOnlyBeAccessedByLayers("Entry point", "Planner factory", "Physical nodes")
+                .mayOnlyBeAccessedByLayers("Entry point", "Physical nodes")
                 .whereLayer("Functions")
                 .mayOnlyBeAccessedByLayers(
                         "Entry point",

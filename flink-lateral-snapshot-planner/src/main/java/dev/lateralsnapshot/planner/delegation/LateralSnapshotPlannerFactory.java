@@ -15,10 +15,7 @@
 package dev.lateralsnapshot.planner.delegation;
 
 import dev.lateralsnapshot.LateralSnapshot;
-import dev.lateralsnapshot.planner.internal.ExecNodeRegistry;
 import dev.lateralsnapshot.planner.operations.LateralSnapshotPlanner;
-import dev.lateralsnapshot.planner.plan.nodes.exec.stream.StreamExecLateralSnapshotJoin;
-import dev.lateralsnapshot.planner.plan.nodes.exec.stream.StreamExecLateralSnapshotJoinLaterVersions;
 
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.table.delegation.Planner;
@@ -61,9 +58,6 @@ public final class LateralSnapshotPlannerFactory implements PlannerFactory {
 
     @Override
     public Planner create(Context context) {
-        ExecNodeRegistry.register(
-                StreamExecLateralSnapshotJoin.class,
-                StreamExecLateralSnapshotJoinLaterVersions.class);
         LateralSnapshot.install(context);
         return LateralSnapshotPlanner.wrap(flinkPlannerFactory.create(context));
     }
