@@ -1,0 +1,265 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package dev.lateralsnapshot.e2e;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.TestInstance;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+
+import static dev.lateralsnapshot.e2e.KafkaTables.insert;
+import static dev.lateralsnapshot.e2e.KafkaTables.loadCompletedTime;
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.CURRENT_BUILD_SIDE_WATERMARK;
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.CURRENT_PHASE;
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.NUM_PROBE_SIDE_RECORDS_BUFFERED;
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.NUM_UNMATCHED_BUILD_RETRACTIONS;
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.NUM_UNMATCHED_PROBE_RECORDS;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Both sides of the join read from Kafka, on a real broker: a {@link LocalKafkaBroker} (KRaft, its
+ * own JVM) next to a {@link LocalFlinkCluster} whose {@code lib/} holds the drop-in jar and Flink's
+ * Kafka SQL connector. Jobs are submitted through the SQL Client; the enriched orders are written
+ * to Kafka topics and read back with a Kafka consumer; the join's metrics come from the REST API.
+ *
+ * <p>Every test has topics of its own. The tests set the timestamp of every record they write, so
+ * the row times, and with them the watermarks and the flip, are the tests' choice; they lie in the
+ * recent past, where the broker accepts them.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class KafkaJoinIT {
+
+    private static final Pattern SQL_CLIENT_JOB_ID = Pattern.compile("Job ID: ([0-9a-f]{32})");
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(60);
+
+    /** How long no further record may come after the expected ones: none must. */
+    private static final Duration QUIET = Duration.ofSeconds(3);
+
+    private LocalFlinkCluster cluster;
+    private LocalKafkaBroker broker;
+    private int scripts;
+
+    @BeforeAll
+    void startClusterAndBroker() throws IOException {
+        broker = LocalKafkaBroker.start();
+        // Metric values on the REST API refresh every 10 s by default.
+        cluster = LocalFlinkCluster.start(Map.of("metrics.fetcher.update-interval", "1000"));
+    }
+
+    @AfterEach
+    void cancelJobs() {
+        for (String jobId : cluster.rest().unfinishedJobIds()) {
+            cluster.rest().cancel(jobId);
+        }
+        Wait.until(
+                TIMEOUT, "every job cancelled", () -> cluster.rest().unfinishedJobIds().isEmpty());
+    }
+
+    @AfterAll
+    void stopClusterAndBroker() {
+        try {
+            if (cluster != null) {
+                cluster.close();
+            }
+        } finally {
+            if (broker != null) {
+                broker.close();
+            }
+        }
+    }
+
+    /**
+     * Orders LEFT JOIN and JOIN customers from an upsert topic: the orders written before the flip
+     * are buffered and come out at the flip against the loaded customers; an update and a delete
+     * (tombstone) of customers are seen by the orders after them; an unknown customer is padded
+     * with NULLs by the LEFT JOIN and dropped by the JOIN.
+     */
+    @Test
+    void enrichesOrdersWithCustomersFromAnUpsertTopic(TestInfo test) {
+        long start = System.nanoTime();
+        KafkaTables tables = new KafkaTables(broker, "enrich");
+        tables.createTopics(broker, 1, 1);
+        Instant t0 = Instant.now().minus(10, ChronoUnit.MINUTES).truncatedTo(ChronoUnit.SECONDS);
+        Instant loadCompleted = t0.plusSeconds(10);
+
+        // ---- load phase: three customers and four orders, one of an unknown customer ----
+        broker.send(
+                List.of(
+                        tables.customer(0, 1, "gold", "US", t0.plusSeconds(1)),
+                        tables.customer(0, 2, "silver", "UK", t0.plusSeconds(2)),
+                        tables.customer(0, 3, "bronze", "DE", t0.plusSeconds(3))));
+        broker.send(
+                List.of(
+                        tables.order(0, 1, 1, t0.plusSeconds(4)),
+                        tables.order(0, 2, 2, t0.plusSeconds(5)),
+                        tables.order(0, 3, 3, t0.plusSeconds(6)),
+                        tables.order(0, 4, 4, t0.plusSeconds(7))));
+        List<ClusterJob> jobs =
+                submit(
+                        tables.ddl("", "", ""),
+                        insert("LEFT JOIN", "enriched_left", loadCompletedTime(loadCompleted)),
+                        insert("JOIN", "enriched_inner", loadCompletedTime(loadCompleted)));
+        ClusterJob left = jobs.get(0);
+        ClusterJob inner = jobs.get(1);
+        for (ClusterJob job : jobs) {
+            job.awaitMetric(NUM_PROBE_SIDE_RECORDS_BUFFERED, TIMEOUT, n -> n == 4);
+            job.awaitMetric(
+                    CURRENT_BUILD_SIDE_WATERMARK, TIMEOUT, w -> w == millis(t0.plusSeconds(3)));
+            assertThat(job.metricValue(CURRENT_PHASE)).as("load phase").isZero();
+        }
+        assertThat(broker.readCommitted(tables.enrichedLeft, 0, QUIET, TIMEOUT))
+                .as("nothing written in the load phase")
+                .isEmpty();
+
+        // ---- the flip: a customer at the load completion time ----
+        broker.send(List.of(tables.customer(0, 5, "gold", "FR", loadCompleted)));
+        for (ClusterJob job : jobs) {
+            job.awaitMetric(CURRENT_PHASE, TIMEOUT, phase -> phase == 1);
+        }
+        assertThat(read(tables.enrichedLeft, 4))
+                .containsExactlyInAnyOrder(
+                        "1,1,gold,US", "2,2,silver,UK", "3,3,bronze,DE", "4,4,null,null");
+        assertThat(read(tables.enrichedInner, 3))
+                .containsExactlyInAnyOrder("1,1,gold,US", "2,2,silver,UK", "3,3,bronze,DE");
+
+        // ---- join phase: customer 1 upgraded, customer 2 deleted, then four more orders ----
+        Instant tombstone = t0.plusSeconds(21);
+        broker.send(
+                List.of(
+                        tables.customer(0, 1, "platinum", "US", t0.plusSeconds(20)),
+                        tables.deleteCustomer(0, 2, tombstone)));
+        for (ClusterJob job : jobs) {
+            job.awaitMetric(CURRENT_BUILD_SIDE_WATERMARK, TIMEOUT, w -> w >= millis(tombstone));
+        }
+        broker.send(
+                List.of(
+                        tables.order(0, 5, 1, t0.plusSeconds(30)),
+                        tables.order(0, 6, 2, t0.plusSeconds(31)),
+                        tables.order(0, 7, 3, t0.plusSeconds(32)),
+                        tables.order(0, 8, 4, t0.plusSeconds(33))));
+        List<String> leftRows = read(tables.enrichedLeft, 8);
+        assertThat(leftRows)
+                .containsExactlyInAnyOrder(
+                        "1,1,gold,US",
+                        "2,2,silver,UK",
+                        "3,3,bronze,DE",
+                        "4,4,null,null",
+                        "5,1,platinum,US",
+                        "6,2,null,null",
+                        "7,3,bronze,DE",
+                        "8,4,null,null");
+        List<String> innerRows = read(tables.enrichedInner, 5);
+        assertThat(innerRows)
+                .containsExactlyInAnyOrder(
+                        "1,1,gold,US",
+                        "2,2,silver,UK",
+                        "3,3,bronze,DE",
+                        "5,1,platinum,US",
+                        "7,3,bronze,DE");
+
+        for (ClusterJob job : jobs) {
+            // Orders 4, 6 and 8: padded by the LEFT JOIN, dropped by the JOIN; counted by both.
+            job.awaitMetric(NUM_UNMATCHED_PROBE_RECORDS, TIMEOUT, n -> n == 3);
+            assertThat(job.metricValue(NUM_UNMATCHED_BUILD_RETRACTIONS)).isZero();
+            assertThat(job.metricValue(NUM_PROBE_SIDE_RECORDS_BUFFERED)).isZero();
+        }
+        System.out.printf(
+                "[kafka] %s: 8 orders and 7 customer records in (1 update, 1 tombstone),"
+                        + " %d rows out of the LEFT JOIN, %d of the JOIN, 0 duplicates, %.1f s%n",
+                test.getDisplayName(),
+                leftRows.size(),
+                innerRows.size(),
+                (System.nanoTime() - start) / 1e9);
+        assertThat(left.state()).isEqualTo("RUNNING");
+        assertThat(inner.state()).isEqualTo("RUNNING");
+    }
+
+    // ---- submitting ----
+
+    /**
+     * Runs the SQL Client with the DDL as its init script ({@code -i}) and the INSERT statements in
+     * a file ({@code -f}); returns the jobs they submitted, in their order, once they run.
+     */
+    private List<ClusterJob> submit(String ddl, String... inserts) {
+        try {
+            int script = ++scripts;
+            Path init = cluster.runDirectory().resolve("kafka-ddl-" + script + ".sql");
+            Path file = cluster.runDirectory().resolve("kafka-insert-" + script + ".sql");
+            Files.writeString(init, ddl);
+            Files.writeString(file, String.join("\n", inserts));
+            String printed = cluster.sqlClientWithFile(init, file);
+            List<ClusterJob> jobs = new ArrayList<>();
+            Matcher jobId = SQL_CLIENT_JOB_ID.matcher(printed);
+            while (jobId.find()) {
+                jobs.add(new ClusterJob(cluster.rest(), jobId.group(1)));
+            }
+            assertThat(jobs).as("jobs submitted by:%n%s", printed).hasSize(inserts.length);
+            jobs.forEach(ClusterJob::awaitRunning);
+            return jobs;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    // ---- reading the enriched orders ----
+
+    /**
+     * The enriched orders of a topic as {@code order_id,customer_id,tier,country}, once there are
+     * {@code expected} of them and no more follow.
+     */
+    private List<String> read(String topic, int expected) {
+        return broker.readCommitted(topic, expected, QUIET, TIMEOUT).stream()
+                .map(KafkaJoinIT::enrichedRow)
+                .collect(Collectors.toList());
+    }
+
+    private static String enrichedRow(String json) {
+        try {
+            JsonNode row = JSON.readTree(json);
+            return String.join(
+                    ",",
+                    row.path("order_id").asText(),
+                    row.path("customer_id").asText(),
+                    row.path("tier").asText("null"),
+                    row.path("country").asText("null"));
+        } catch (IOException e) {
+            throw new AssertionError("not JSON: " + json, e);
+        }
+    }
+
+    private static double millis(Instant instant) {
+        return instant.toEpochMilli();
+    }
+}

@@ -1,0 +1,288 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package dev.lateralsnapshot.e2e;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.stream.Collectors;
+
+/**
+ * A Kafka node on this machine, broker and KRaft controller in one JVM, started from the jars of
+ * the distribution's {@code kafka/libs/} by its {@code bin/kafka-local.sh}, as a user starts one,
+ * and the Kafka clients the tests use on it: topics are created with Kafka's admin client, records
+ * written and read with its producer and consumer.
+ *
+ * <p>Every node gets a directory of its own (configuration, data, log, PID file) and free ports.
+ * {@link #close()} stops it by PID; a JVM shutdown hook kills it if the test JVM ends without
+ * closing it.
+ */
+final class LocalKafkaBroker implements AutoCloseable {
+
+    private static final Duration SCRIPT_TIMEOUT = Duration.ofSeconds(90);
+    private static final Duration CLIENT_TIMEOUT = Duration.ofSeconds(30);
+    private static final int START_ATTEMPTS = 3;
+
+    private static final String MAIN_CLASS = "kafka.Kafka";
+
+    private final Path directory;
+    private final String bootstrapServers;
+    private final Thread shutdownHook;
+    private final KafkaProducer<String, String> producer;
+
+    private LocalKafkaBroker(Path directory, int port) {
+        this.directory = directory;
+        this.bootstrapServers = "localhost:" + port;
+        this.shutdownHook = new Thread(this::kill, "stop-local-kafka-broker");
+        Properties properties = clientProperties();
+        properties.put(ProducerConfig.ACKS_CONFIG, "all");
+        properties.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
+        properties.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
+        // Each call of send() is one batch that the test waits for: no reason to linger.
+        properties.put(ProducerConfig.LINGER_MS_CONFIG, 0);
+        this.producer = new KafkaProducer<>(properties);
+    }
+
+    /**
+     * Starts a node with {@code bin/kafka-local.sh start} and waits until its broker answers. A
+     * port found free can be taken before the node binds it; a start that fails is therefore tried
+     * again, on new ports, a few times.
+     */
+    static LocalKafkaBroker start() throws IOException {
+        Path runs = DistributionScript.distribution().getParent().resolve("e2e-runs");
+        Files.createDirectories(runs);
+        for (int attempt = 1; ; attempt++) {
+            Path directory = Files.createTempDirectory(runs, "kafka-");
+            int port = freePort();
+            Map<String, String> environment =
+                    Map.of(
+                            "KAFKA_LOCAL_DIR", directory.toString(),
+                            "KAFKA_PORT", String.valueOf(port),
+                            "KAFKA_CONTROLLER_PORT", String.valueOf(freePort()));
+            LocalKafkaBroker broker = null;
+            try {
+                DistributionScript.run(
+                        directory, environment, SCRIPT_TIMEOUT, "kafka-local.sh", "start");
+                broker = new LocalKafkaBroker(directory, port);
+                Runtime.getRuntime().addShutdownHook(broker.shutdownHook);
+                broker.awaitBroker();
+                return broker;
+            } catch (RuntimeException | AssertionError e) {
+                if (broker != null) {
+                    broker.close();
+                } else {
+                    killNode(directory);
+                }
+                if (attempt == START_ATTEMPTS) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    /** {@code localhost:<port>}, for {@code properties.bootstrap.servers} and the clients. */
+    String bootstrapServers() {
+        return bootstrapServers;
+    }
+
+    // ---- topics ----
+
+    /** Creates a topic with one replica, with the given topic configuration. */
+    void createTopic(String name, int partitions, Map<String, String> config) {
+        try (Admin admin = Admin.create(clientProperties())) {
+            admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1).configs(config)))
+                    .all()
+                    .get(CLIENT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new AssertionError("creating topic " + name, e);
+        }
+    }
+
+    // ---- records ----
+
+    /**
+     * Writes the records, each with the partition, key (null for none), value (null for a
+     * tombstone) and timestamp it has, and waits until the broker has them all.
+     */
+    void send(List<ProducerRecord<String, String>> records) {
+        List<Future<?>> sent = new ArrayList<>();
+        for (ProducerRecord<String, String> record : records) {
+            sent.add(producer.send(record));
+        }
+        producer.flush();
+        try {
+            for (Future<?> future : sent) {
+                future.get(CLIENT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new AssertionError("writing " + records.size() + " records", e);
+        }
+    }
+
+    /**
+     * Reads a topic from its beginning as a consumer with {@code isolation.level = read_committed}
+     * does (records of transactions that were aborted or are still open are left out), until it has
+     * read at least {@code expected} records and no more came for {@code quiet}; fails if fewer
+     * than {@code expected} came within the timeout. Returns the values in the order of each
+     * partition.
+     */
+    List<String> readCommitted(String topic, long expected, Duration quiet, Duration timeout) {
+        Properties properties = clientProperties();
+        properties.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        properties.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class);
+        properties.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class);
+        properties.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 10_000);
+        List<String> values = new ArrayList<>();
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(properties)) {
+            List<TopicPartition> partitions =
+                    consumer.partitionsFor(topic, CLIENT_TIMEOUT).stream()
+                            .map(info -> new TopicPartition(topic, info.partition()))
+                            .collect(Collectors.toList());
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            long deadline = System.nanoTime() + timeout.toNanos();
+            long lastRecord = System.nanoTime();
+            while (values.size() < expected || System.nanoTime() - lastRecord < quiet.toNanos()) {
+                if (values.size() < expected && System.nanoTime() > deadline) {
+                    throw new AssertionError(
+                            "Timed out after "
+                                    + timeout
+                                    + " waiting for "
+                                    + expected
+                                    + " records in topic "
+                                    + topic
+                                    + "; read "
+                                    + values.size()
+                                    + ": "
+                                    + values);
+                }
+                for (ConsumerRecord<String, String> record :
+                        consumer.poll(Duration.ofMillis(200))) {
+                    values.add(record.value());
+                    lastRecord = System.nanoTime();
+                }
+            }
+        }
+        return values;
+    }
+
+    // ---- stopping ----
+
+    @Override
+    public void close() {
+        try {
+            producer.close(CLIENT_TIMEOUT);
+            DistributionScript.run(
+                    directory,
+                    Map.of("KAFKA_LOCAL_DIR", directory.toString()),
+                    SCRIPT_TIMEOUT,
+                    "kafka-local.sh",
+                    "stop");
+        } finally {
+            kill();
+            try {
+                Runtime.getRuntime().removeShutdownHook(shutdownHook);
+            } catch (IllegalStateException shuttingDown) {
+                // the hook runs or ran already
+            }
+        }
+    }
+
+    /** The backstop: kills the node if it still runs, and only if the process is this node. */
+    private void kill() {
+        killNode(directory);
+    }
+
+    private static void killNode(Path directory) {
+        Path pidFile = directory.resolve("kafka.pid");
+        if (!Files.exists(pidFile)) {
+            return;
+        }
+        String config = directory.resolve("server.properties").toString();
+        try {
+            long pid = Long.parseLong(Files.readString(pidFile, StandardCharsets.UTF_8).trim());
+            Optional<ProcessHandle> process = ProcessHandle.of(pid);
+            boolean ours =
+                    process.filter(ProcessHandle::isAlive)
+                            .flatMap(handle -> handle.info().commandLine())
+                            .filter(line -> line.contains(MAIN_CLASS + " " + config))
+                            .isPresent();
+            if (ours) {
+                process.get().destroyForcibly();
+                process.get().onExit().orTimeout(30, TimeUnit.SECONDS).join();
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    // ---- helpers ----
+
+    /** Waits until the broker answers a metadata request: it has joined its own quorum. */
+    private void awaitBroker() {
+        try (Admin admin = Admin.create(clientProperties())) {
+            admin.describeCluster().nodes().get(CLIENT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new AssertionError("the broker at " + bootstrapServers + " does not answer", e);
+        }
+    }
+
+    private Properties clientProperties() {
+        Properties properties = new Properties();
+        properties.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        return properties;
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+}
