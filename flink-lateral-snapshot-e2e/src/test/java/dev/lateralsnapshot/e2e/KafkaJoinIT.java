@@ -39,6 +39,7 @@ import java.util.stream.Collectors;
 
 import static dev.lateralsnapshot.e2e.KafkaTables.insert;
 import static dev.lateralsnapshot.e2e.KafkaTables.loadCompletedTime;
+import static dev.lateralsnapshot.e2e.ReleaseTestingPlanTestBase.NO_WATERMARK;
 import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.CURRENT_BUILD_SIDE_WATERMARK;
 import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.CURRENT_PHASE;
 import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.NUM_PROBE_SIDE_RECORDS_BUFFERED;
@@ -206,6 +207,99 @@ class KafkaJoinIT {
         assertThat(inner.state()).isEqualTo("RUNNING");
     }
 
+    /**
+     * Watermark alignment on both sources and idle partitions on both topics: the customers are all
+     * in one of three partitions, the orders in one of two, at parallelism 2. With {@code
+     * table.exec.source.idle-timeout} the empty partitions are marked idle, the build watermark is
+     * that of the partition with data, and the join flips; without it they hold the build watermark
+     * at Long.MIN_VALUE and the join keeps loading. An idle build side does not hold the orders
+     * back either: orders far ahead of the build watermark (more than the alignment's drift) still
+     * come out, also after a customer update that woke the build side up.
+     */
+    @Test
+    void flipsWithWatermarkAlignmentAndIdlePartitions() {
+        long start = System.nanoTime();
+        KafkaTables tables = new KafkaTables(broker, "aligned");
+        tables.createTopics(broker, 2, 3);
+        Instant t0 = Instant.now().minus(10, ChronoUnit.MINUTES).truncatedTo(ChronoUnit.SECONDS);
+        Instant loadCompleted = t0.plusSeconds(10);
+        broker.send(
+                List.of(
+                        tables.customer(0, 1, "gold", "US", t0.plusSeconds(1)),
+                        tables.customer(0, 2, "silver", "UK", t0.plusSeconds(2)),
+                        tables.customer(0, 3, "bronze", "DE", t0.plusSeconds(3)),
+                        tables.customer(0, 5, "gold", "FR", loadCompleted)));
+        broker.send(
+                List.of(
+                        tables.order(0, 1, 1, t0.plusSeconds(4)),
+                        tables.order(0, 2, 2, t0.plusSeconds(5)),
+                        tables.order(0, 3, 3, t0.plusSeconds(6)),
+                        tables.order(0, 4, 4, t0.plusSeconds(7))));
+
+        String alignment =
+                ", 'scan.watermark.alignment.group' = 'enrichment',"
+                        + " 'scan.watermark.alignment.max-drift' = '10 s',"
+                        + " 'scan.watermark.alignment.update-interval' = '500 ms'";
+        List<ClusterJob> jobs =
+                submit(
+                        "SET 'parallelism.default' = '2';\n" + tables.ddl(alignment, alignment, ""),
+                        "SET 'table.exec.source.idle-timeout' = '2 s';\n"
+                                + insert(
+                                        "LEFT JOIN",
+                                        "enriched_left",
+                                        loadCompletedTime(loadCompleted)),
+                        "RESET 'table.exec.source.idle-timeout';\n"
+                                + insert(
+                                        "JOIN",
+                                        "enriched_inner",
+                                        loadCompletedTime(loadCompleted)));
+        ClusterJob idle = jobs.get(0);
+        ClusterJob notIdle = jobs.get(1);
+        assertThat(idle.joinVertex().path("parallelism").asInt()).isEqualTo(2);
+
+        awaitOnEverySubtask(idle, CURRENT_PHASE, 1);
+        // The build watermark is that of the one partition with data, on both join subtasks.
+        awaitOnEverySubtask(idle, CURRENT_BUILD_SIDE_WATERMARK, millis(loadCompleted));
+        assertThat(read(tables.enrichedLeft, 4))
+                .containsExactlyInAnyOrder(
+                        "1,1,gold,US", "2,2,silver,UK", "3,3,bronze,DE", "4,4,null,null");
+        assertThat(notIdle.metric(CURRENT_PHASE)).as("still loading").containsOnly(0.0);
+        assertThat(notIdle.metric(CURRENT_BUILD_SIDE_WATERMARK))
+                .as("held back by the empty partitions")
+                .containsOnly(NO_WATERMARK);
+
+        // Orders five minutes ahead of the build watermark, far more than the drift: the idle
+        // build side does not hold them back.
+        Instant later = t0.plusSeconds(300);
+        broker.send(
+                List.of(tables.order(0, 5, 2, later), tables.order(0, 6, 3, later.plusSeconds(1))));
+        assertThat(read(tables.enrichedLeft, 6)).contains("5,2,silver,UK", "6,3,bronze,DE");
+
+        // A customer update wakes the build side up, behind the orders by more than the drift.
+        broker.send(List.of(tables.customer(0, 1, "platinum", "US", t0.plusSeconds(20))));
+        awaitOnEverySubtask(idle, CURRENT_BUILD_SIDE_WATERMARK, millis(t0.plusSeconds(20)));
+        broker.send(List.of(tables.order(0, 7, 1, later.plusSeconds(2))));
+        List<String> rows = read(tables.enrichedLeft, 7);
+        assertThat(rows)
+                .containsExactlyInAnyOrder(
+                        "1,1,gold,US",
+                        "2,2,silver,UK",
+                        "3,3,bronze,DE",
+                        "4,4,null,null",
+                        "5,2,silver,UK",
+                        "6,3,bronze,DE",
+                        "7,1,platinum,US");
+        assertThat(broker.readCommitted(tables.enrichedInner, 0, QUIET, TIMEOUT))
+                .as("the join without idle timeout never flipped")
+                .isEmpty();
+        System.out.printf(
+                "[kafka] watermark alignment and idle partitions (parallelism 2): 7 orders and 5"
+                        + " customer records in, %d rows out, 0 duplicates, build watermark"
+                        + " %d on both subtasks after the flip; without idle timeout still loading"
+                        + " with no build watermark; %.1f s%n",
+                rows.size(), loadCompleted.toEpochMilli(), (System.nanoTime() - start) / 1e9);
+    }
+
     // ---- submitting ----
 
     /**
@@ -257,6 +351,15 @@ class KafkaJoinIT {
         } catch (IOException e) {
             throw new AssertionError("not JSON: " + json, e);
         }
+    }
+
+    /** Waits until the join metric has the given value on every subtask. */
+    private static void awaitOnEverySubtask(ClusterJob job, String metric, double value) {
+        Wait.until(
+                TIMEOUT,
+                metric + " = " + value + " on every join subtask of job " + job.id(),
+                () -> job.metric(metric),
+                values -> values.stream().allMatch(v -> v == value));
     }
 
     private static double millis(Instant instant) {

@@ -68,10 +68,10 @@ final class LocalKafkaBroker implements AutoCloseable {
     private final Thread shutdownHook;
     private final KafkaProducer<String, String> producer;
 
-    private LocalKafkaBroker(Path directory, int port) {
+    private LocalKafkaBroker(Path directory, int port, Thread shutdownHook) {
         this.directory = directory;
         this.bootstrapServers = "localhost:" + port;
-        this.shutdownHook = new Thread(this::kill, "stop-local-kafka-broker");
+        this.shutdownHook = shutdownHook;
         Properties properties = clientProperties();
         properties.put(ProducerConfig.ACKS_CONFIG, "all");
         properties.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
@@ -97,19 +97,21 @@ final class LocalKafkaBroker implements AutoCloseable {
                             "KAFKA_LOCAL_DIR", directory.toString(),
                             "KAFKA_PORT", String.valueOf(port),
                             "KAFKA_CONTROLLER_PORT", String.valueOf(freePort()));
+            Thread shutdownHook = new Thread(() -> killNode(directory), "stop-local-kafka");
+            Runtime.getRuntime().addShutdownHook(shutdownHook);
             LocalKafkaBroker broker = null;
             try {
                 DistributionScript.run(
                         directory, environment, SCRIPT_TIMEOUT, "kafka-local.sh", "start");
-                broker = new LocalKafkaBroker(directory, port);
-                Runtime.getRuntime().addShutdownHook(broker.shutdownHook);
+                broker = new LocalKafkaBroker(directory, port, shutdownHook);
                 broker.awaitBroker();
                 return broker;
-            } catch (RuntimeException | AssertionError e) {
+            } catch (RuntimeException | Error e) {
                 if (broker != null) {
                     broker.close();
                 } else {
                     killNode(directory);
+                    Runtime.getRuntime().removeShutdownHook(shutdownHook);
                 }
                 if (attempt == START_ATTEMPTS) {
                     throw e;
@@ -223,7 +225,7 @@ final class LocalKafkaBroker implements AutoCloseable {
                     "kafka-local.sh",
                     "stop");
         } finally {
-            kill();
+            killNode(directory);
             try {
                 Runtime.getRuntime().removeShutdownHook(shutdownHook);
             } catch (IllegalStateException shuttingDown) {
@@ -233,10 +235,6 @@ final class LocalKafkaBroker implements AutoCloseable {
     }
 
     /** The backstop: kills the node if it still runs, and only if the process is this node. */
-    private void kill() {
-        killNode(directory);
-    }
-
     private static void killNode(Path directory) {
         Path pidFile = directory.resolve("kafka.pid");
         if (!Files.exists(pidFile)) {
