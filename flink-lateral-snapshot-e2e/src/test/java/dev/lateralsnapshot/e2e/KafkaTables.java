@@ -75,9 +75,13 @@ final class KafkaTables {
 
     // ---- SQL ----
 
+    /** Options of {@code orders} that read its topic from the start. */
+    static final String FROM_EARLIEST = ", 'scan.startup.mode' = 'earliest-offset'";
+
     /**
      * The SQL Client's init script: UTC session time, then the tables, each with further options (a
-     * leading comma each, or empty).
+     * leading comma each, or empty). {@code orders} starts where its options say, by default at the
+     * latest offset, as a table of new orders would.
      */
     String ddl(String ordersOptions, String customersOptions, String sinkOptions) {
         return String.join(
@@ -86,10 +90,7 @@ final class KafkaTables {
                 createTable(
                                 "orders",
                                 ORDERS_COLUMNS,
-                                kafka(orders)
-                                        + ", 'scan.startup.mode' = 'earliest-offset',"
-                                        + " 'format' = 'json'"
-                                        + ordersOptions)
+                                kafka(orders) + ", 'format' = 'json'" + ordersOptions)
                         + ";",
                 createTable(
                                 "customers",
@@ -119,6 +120,11 @@ final class KafkaTables {
      * with further arguments of SNAPSHOT after {@code input} and {@code on_time}.
      */
     static String insert(String join, String sink, String... arguments) {
+        return insertFrom("orders", join, sink, arguments);
+    }
+
+    /** {@link #insert}, with another reference to {@code orders}, for example with a hint. */
+    static String insertFrom(String orders, String join, String sink, String... arguments) {
         StringBuilder snapshot =
                 new StringBuilder("input => TABLE customers, on_time => DESCRIPTOR(updated_at)");
         for (String argument : arguments) {
@@ -126,7 +132,9 @@ final class KafkaTables {
         }
         return "INSERT INTO "
                 + sink
-                + "\nSELECT o.order_id, o.customer_id, c.tier, c.country\nFROM orders AS o\n"
+                + "\nSELECT o.order_id, o.customer_id, c.tier, c.country\nFROM "
+                + orders
+                + " AS o\n"
                 + join
                 + " LATERAL SNAPSHOT("
                 + snapshot
