@@ -1,0 +1,78 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package dev.lateralsnapshot.e2e;
+
+import java.time.Duration;
+
+/**
+ * Kills TaskManagers under a running job, as a machine or a JVM dies, and starts a new one in place
+ * of each, as a cluster manager would (docs/reliability.md, "TaskManagers killed"). The waits are
+ * those that {@code TaskManagerFailuresIT} found necessary on a loaded machine: the new TaskManager
+ * registered, the job restarted since the kill and running without the dead one, its restart
+ * counted, and a checkpoint taken after it.
+ */
+final class TaskManagerKills {
+
+    /** A killed TaskManager is noticed within the heartbeat timeout, the job restarts after it. */
+    private static final Duration RECOVERY_TIMEOUT = Duration.ofSeconds(90);
+
+    private static final Duration CHECKPOINT_TIMEOUT = Duration.ofSeconds(60);
+
+    private final LocalFlinkCluster cluster;
+
+    /** How long a restored source may take to read again what its checkpoint had not seen. */
+    private final Duration settleAfterRestart;
+
+    private int kills;
+
+    TaskManagerKills(LocalFlinkCluster cluster, Duration settleAfterRestart) {
+        this.cluster = cluster;
+        this.settleAfterRestart = settleAfterRestart;
+    }
+
+    /** How many TaskManagers this object has killed. */
+    int kills() {
+        return kills;
+    }
+
+    /**
+     * Kills (SIGKILL) a TaskManager that runs a join subtask of the job and starts a new one, while
+     * the job restarts from its last checkpoint on the TaskManager that is left; returns once the
+     * job runs again and has taken a checkpoint.
+     *
+     * <p>A kill costs one restart or more, so the restarts are counted from the value before this
+     * kill, not against the number of kills: an earlier kill that cost two would let a count
+     * against the kills pass before the JobManager has noticed this one.
+     */
+    void killJoinTaskManager(ClusterJob job) {
+        long restartsBefore = job.restarts();
+        String victim = job.joinTaskManagers().iterator().next();
+        long killedAt = System.currentTimeMillis();
+        cluster.killTaskManager(victim);
+        kills++;
+        cluster.startTaskManager();
+        job.awaitRestartWithout(victim, killedAt, cluster::taskManagerIds, RECOVERY_TIMEOUT);
+        // numRestarts comes from the metric store, which catches up only once its fetch from the
+        // dead TaskManager has timed out; waiting for it also keeps the metrics read next from
+        // being those of the job before the kill.
+        job.await(
+                RECOVERY_TIMEOUT,
+                "numRestarts above " + restartsBefore + " after TaskManager " + victim + " died",
+                job::restarts,
+                restarts -> restarts > restartsBefore);
+        Wait.sleep(settleAfterRestart);
+        job.awaitCheckpointTriggeredFromNow(CHECKPOINT_TIMEOUT);
+    }
+}
