@@ -79,6 +79,21 @@ final class KafkaTables {
     static final String FROM_EARLIEST = ", 'scan.startup.mode' = 'earliest-offset'";
 
     /**
+     * Options of a Kafka sink that writes in transactions committed with each checkpoint, for
+     * consumers with {@code isolation.level = read_committed}; the prefix keeps the transactional
+     * ids of one sink apart from those of others on the broker.
+     */
+    static String exactlyOnce(String transactionalIdPrefix) {
+        return ", 'sink.delivery-guarantee' = 'exactly-once',"
+                + " 'sink.transactional-id-prefix' = '"
+                + transactionalIdPrefix
+                + "',"
+                // At most the broker's transaction.max.timeout.ms (15 minutes by default); the
+                // sink's default, an hour, is rejected by a broker with the default.
+                + " 'properties.transaction.timeout.ms' = '900000'";
+    }
+
+    /**
      * The SQL Client's init script: UTC session time, then the tables, each with further options (a
      * leading comma each, or empty). {@code orders} starts where its options say, by default at the
      * latest offset, as a table of new orders would.

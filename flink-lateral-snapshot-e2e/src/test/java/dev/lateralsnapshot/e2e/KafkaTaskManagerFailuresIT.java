@@ -32,6 +32,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 
+import static dev.lateralsnapshot.e2e.KafkaTables.exactlyOnce;
 import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.CURRENT_BUILD_SIDE_WATERMARK;
 import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.CURRENT_PHASE;
 import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.NUM_PROBE_SIDE_RECORDS_BUFFERED;
@@ -260,15 +261,8 @@ class KafkaTaskManagerFailuresIT {
                                                 + committed
                                                 + "', "
                                                 + servers
-                                                + ", 'format' = 'csv',"
-                                                + " 'sink.delivery-guarantee' = 'exactly-once',"
-                                                + " 'sink.transactional-id-prefix' = '"
-                                                + committed
-                                                + "',"
-                                                // At most the broker's transaction.max.timeout.ms
-                                                // (15 minutes by default); the sink's default is
-                                                // an hour, which a broker rejects.
-                                                + " 'properties.transaction.timeout.ms' = '900000'")
+                                                + ", 'format' = 'csv'"
+                                                + exactlyOnce(committed))
                                 + ";",
                         "");
         String insert = query("orders AS o", "committed") + ";\n";

@@ -244,7 +244,7 @@ abstract class ReleaseTestingPlanTestBase {
      */
     void savepointAndRestoreInJoinPhase(ClusterJob job, String insert) {
         double unmatchedBeforeStop = job.metricValue(NUM_UNMATCHED_PROBE_RECORDS);
-        String savepoint = stopWithSavepoint(job);
+        String savepoint = stopWithSavepoint(cluster, job);
 
         PrintSinkOutput.Mark restart = output.mark();
         ClusterJob restored = submitRestoring(savepoint, insert);
@@ -280,7 +280,7 @@ abstract class ReleaseTestingPlanTestBase {
                                 NUM_PROBE_SIDE_RECORDS_BUFFERED,
                                 Duration.ofSeconds(30),
                                 n -> n >= 6);
-        String savepoint = stopWithSavepoint(job);
+        String savepoint = stopWithSavepoint(cluster, job);
 
         ClusterJob restored = submitRestoring(savepoint, insert);
         assertThat(restored.metricValue(CURRENT_PHASE)).as("still the load phase").isZero();
@@ -334,18 +334,21 @@ abstract class ReleaseTestingPlanTestBase {
         }
     }
 
-    /** "SET 'execution.state-recovery.path' = ...", the INSERT, then RESET: docs/operations.md. */
     ClusterJob submitRestoring(String savepoint, String insert) {
-        return submit(
-                "SET 'execution.state-recovery.path' = '"
-                        + savepoint
-                        + "';\n"
-                        + insert
-                        + "RESET 'execution.state-recovery.path';\n");
+        return submit(restoring(savepoint, insert));
+    }
+
+    /** "SET 'execution.state-recovery.path' = ...", the INSERT, then RESET: docs/operations.md. */
+    static String restoring(String savepoint, String insert) {
+        return "SET 'execution.state-recovery.path' = '"
+                + savepoint
+                + "';\n"
+                + insert
+                + "RESET 'execution.state-recovery.path';\n";
     }
 
     /** {@code flink stop <job-id>}; returns the savepoint path it prints. */
-    String stopWithSavepoint(ClusterJob job) {
+    static String stopWithSavepoint(LocalFlinkCluster cluster, ClusterJob job) {
         String printed = cluster.flink("stop", job.id());
         Matcher path = SAVEPOINT_PATH.matcher(printed);
         assertThat(path.find()).as("a savepoint path in:%n%s", printed).isTrue();
