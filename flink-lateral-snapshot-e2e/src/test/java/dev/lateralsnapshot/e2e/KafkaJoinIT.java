@@ -18,12 +18,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -35,7 +35,6 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -51,22 +50,26 @@ import static dev.lateralsnapshot.e2e.ReleaseTestingPlanTestBase.restoring;
 import static dev.lateralsnapshot.e2e.ReleaseTestingPlanTestBase.stopWithSavepoint;
 import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.CURRENT_BUILD_SIDE_WATERMARK;
 import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.CURRENT_PHASE;
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.NUM_BUILD_SIDE_CHANGES_APPLIED;
 import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.NUM_PROBE_SIDE_RECORDS_BUFFERED;
 import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.NUM_UNMATCHED_BUILD_RETRACTIONS;
 import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.NUM_UNMATCHED_PROBE_RECORDS;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Both sides of the join read from Kafka, on a real broker: a {@link LocalKafkaBroker} (KRaft, its
  * own JVM) next to a {@link LocalFlinkCluster} whose {@code lib/} holds the drop-in jar and Flink's
- * Kafka SQL connector. Jobs are submitted through the SQL Client; the enriched orders are written
- * to Kafka topics and read back with a Kafka consumer; the join's metrics come from the REST API.
+ * Kafka SQL connector, shared with the other Kafka tests ({@link LocalKafkaAndFlink}). Jobs are
+ * submitted through the SQL Client; the enriched orders are written to Kafka topics and read back
+ * with a Kafka consumer; the join's metrics come from the REST API.
  *
  * <p>Every test has topics of its own. The tests set the timestamp of every record they write, so
  * the row times, and with them the watermarks and the flip, are the tests' choice; they lie in the
  * recent past, where the broker accepts them.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@ExtendWith(LocalKafkaAndFlink.class)
 class KafkaJoinIT {
 
     private static final Pattern SQL_CLIENT_JOB_ID = Pattern.compile("Job ID: ([0-9a-f]{32})");
@@ -74,18 +77,20 @@ class KafkaJoinIT {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
 
-    /** How long no further record may come after the expected ones: none must. */
-    private static final Duration QUIET = Duration.ofSeconds(3);
+    /**
+     * How long no further record may come after the expected ones: none must. Longer than a
+     * checkpoint interval, after which an exactly-once sink commits what it wrote.
+     */
+    private static final Duration QUIET = Duration.ofSeconds(2);
 
     private LocalFlinkCluster cluster;
     private LocalKafkaBroker broker;
     private int scripts;
 
     @BeforeAll
-    void startClusterAndBroker() throws IOException {
-        broker = LocalKafkaBroker.start();
-        // Metric values on the REST API refresh every 10 s by default.
-        cluster = LocalFlinkCluster.start(Map.of("metrics.fetcher.update-interval", "1000"));
+    void useClusterAndBroker() {
+        broker = LocalKafkaAndFlink.broker();
+        cluster = LocalKafkaAndFlink.cluster();
     }
 
     @AfterEach
@@ -95,19 +100,6 @@ class KafkaJoinIT {
         }
         Wait.until(
                 TIMEOUT, "every job cancelled", () -> cluster.rest().unfinishedJobIds().isEmpty());
-    }
-
-    @AfterAll
-    void stopClusterAndBroker() {
-        try {
-            if (cluster != null) {
-                cluster.close();
-            }
-        } finally {
-            if (broker != null) {
-                broker.close();
-            }
-        }
     }
 
     /**
@@ -359,6 +351,7 @@ class KafkaJoinIT {
                                 insertFrom(
                                         "orders /*+ OPTIONS('scan.startup.mode' = 'earliest-offset')"
                                                 + " */",
+                                        "customers",
                                         "LEFT JOIN",
                                         "enriched_left",
                                         loadCompletedTime(loadCompleted)))
@@ -491,6 +484,98 @@ class KafkaJoinIT {
                 rows.size(), (System.nanoTime() - start) / 1e9);
     }
 
+    /**
+     * Bad records on the customers topic, all before the flip: a value that is not JSON, a record
+     * without a key, and a tombstone of a customer that never existed. With {@code
+     * value.json.ignore-parse-errors} the join goes on and every order comes out; without it the
+     * job fails with an error that shows the record.
+     */
+    @Test
+    void badRecordsOnTheCustomersTopic() {
+        long start = System.nanoTime();
+        KafkaTables tables = new KafkaTables(broker, "bad-input");
+        tables.createTopics(broker, 1, 1);
+        Instant t0 = Instant.now().minus(10, ChronoUnit.MINUTES).truncatedTo(ChronoUnit.SECONDS);
+        Instant loadCompleted = t0.plusSeconds(10);
+        String notJson = "{\"customer_id\":7,\"tier\":\"gold\"";
+        ProducerRecord<String, String> withoutKey =
+                new ProducerRecord<>(
+                        tables.customers,
+                        0,
+                        t0.plusSeconds(3).toEpochMilli(),
+                        null,
+                        "{\"customer_id\":8,\"tier\":\"gold\",\"country\":\"NL\"}");
+        // A compacted topic, as an upsert topic should be, refuses a record without a key.
+        assertThatThrownBy(() -> broker.send(List.of(withoutKey)))
+                .hasStackTraceContaining("Compacted topic cannot accept message without key");
+        broker.setTopicConfig(tables.customers, "cleanup.policy", "delete");
+        broker.send(
+                List.of(
+                        tables.customer(0, 1, "gold", "US", t0.plusSeconds(1)),
+                        new ProducerRecord<>(
+                                tables.customers,
+                                0,
+                                t0.plusSeconds(2).toEpochMilli(),
+                                "{\"customer_id\":7}",
+                                notJson),
+                        withoutKey,
+                        tables.deleteCustomer(0, 99, t0.plusSeconds(4)),
+                        tables.customer(0, 10, "silver", "SE", t0.plusSeconds(5)),
+                        tables.customer(0, 11, "gold", "FR", loadCompleted),
+                        tables.order(0, 1, 1, t0.plusSeconds(6)),
+                        tables.order(0, 2, 7, t0.plusSeconds(7)),
+                        tables.order(0, 3, 8, t0.plusSeconds(8)),
+                        tables.order(0, 4, 10, t0.plusSeconds(9))));
+        List<ClusterJob> jobs =
+                submitWithoutWaiting(
+                        tables.ddl(FROM_EARLIEST, ", 'value.json.ignore-parse-errors' = 'true'", "")
+                                + tables.customersTable("customers_strict", "")
+                                + ";\n",
+                        insert("LEFT JOIN", "enriched_left", loadCompletedTime(loadCompleted)),
+                        "SET 'restart-strategy.type' = 'none';\n"
+                                + insertFrom(
+                                        "orders",
+                                        "customers_strict",
+                                        "LEFT JOIN",
+                                        "enriched_inner",
+                                        loadCompletedTime(loadCompleted)));
+        ClusterJob lenient = jobs.get(0).awaitRunning();
+        ClusterJob strict = jobs.get(1);
+
+        // Without ignore-parse-errors: the job fails, and its error shows the record's value.
+        Wait.until(
+                TIMEOUT, "job " + strict.id() + " FAILED", () -> strict.state().equals("FAILED"));
+        JsonNode failures = cluster.rest().get("/jobs/" + strict.id() + "/exceptions");
+        assertThat(
+                        failures.path("exceptionHistory")
+                                .path("entries")
+                                .get(0)
+                                .path("stacktrace")
+                                .asText())
+                .contains("Failed to deserialize JSON '" + notJson + "'");
+
+        // With it: the value that is not JSON is skipped, the record without a key is a customer
+        // whose key is NULL, which no order matches, and the tombstone of an unknown customer is
+        // dropped before the join by the ChangelogNormalize that Flink puts after an upsert
+        // source. Every order comes out.
+        lenient.awaitMetric(CURRENT_PHASE, TIMEOUT, phase -> phase == 1);
+        List<String> rows = read(tables.enrichedLeft, 4);
+        assertThat(rows)
+                .containsExactlyInAnyOrder(
+                        "1,1,gold,US", "2,7,null,null", "3,8,null,null", "4,10,silver,SE");
+        assertThat(lenient.metricValue(NUM_BUILD_SIDE_CHANGES_APPLIED))
+                .as("customers 1, 10 and 11")
+                .isEqualTo(3);
+        assertThat(lenient.metricValue(NUM_UNMATCHED_BUILD_RETRACTIONS)).isZero();
+        System.out.printf(
+                "[kafka] bad records on the customers topic: 4 orders and 6 customer records in (1"
+                        + " not JSON, 1 without a key on a topic that is not compacted, 1"
+                        + " tombstone of an unknown key); with ignore-parse-errors %d rows out, 0"
+                        + " orders lost, 3 changes applied; without it the job failed naming the"
+                        + " value; %.1f s%n",
+                rows.size(), (System.nanoTime() - start) / 1e9);
+    }
+
     private static String backlogTier(int customer) {
         return "tier-" + customer % 7;
     }
@@ -514,6 +599,13 @@ class KafkaJoinIT {
      * a file ({@code -f}); returns the jobs they submitted, in their order, once they run.
      */
     private List<ClusterJob> submit(String ddl, String... inserts) {
+        List<ClusterJob> jobs = submitWithoutWaiting(ddl, inserts);
+        jobs.forEach(ClusterJob::awaitRunning);
+        return jobs;
+    }
+
+    /** {@link #submit}, for jobs that may fail before all their tasks run. */
+    private List<ClusterJob> submitWithoutWaiting(String ddl, String... inserts) {
         try {
             int script = ++scripts;
             Path init = cluster.runDirectory().resolve("kafka-ddl-" + script + ".sql");
@@ -527,7 +619,6 @@ class KafkaJoinIT {
                 jobs.add(new ClusterJob(cluster.rest(), jobId.group(1)));
             }
             assertThat(jobs).as("jobs submitted by:%n%s", printed).hasSize(inserts.length);
-            jobs.forEach(ClusterJob::awaitRunning);
             return jobs;
         } catch (IOException e) {
             throw new UncheckedIOException(e);

@@ -107,16 +107,7 @@ final class KafkaTables {
                                 ORDERS_COLUMNS,
                                 kafka(orders) + ", 'format' = 'json'" + ordersOptions)
                         + ";",
-                createTable(
-                                "customers",
-                                CUSTOMERS_COLUMNS,
-                                "'connector' = 'upsert-kafka', 'topic' = '"
-                                        + customers
-                                        + "', 'properties.bootstrap.servers' = '"
-                                        + bootstrapServers
-                                        + "', 'key.format' = 'json', 'value.format' = 'json'"
-                                        + customersOptions)
-                        + ";",
+                customersTable("customers", customersOptions) + ";",
                 createTable(
                                 "enriched_left",
                                 ENRICHED_COLUMNS,
@@ -130,18 +121,37 @@ final class KafkaTables {
                 "");
     }
 
+    /** {@code CREATE TABLE <name>} of the customers topic, with further options. */
+    String customersTable(String name, String options) {
+        return createTable(
+                name,
+                CUSTOMERS_COLUMNS,
+                "'connector' = 'upsert-kafka', 'topic' = '"
+                        + customers
+                        + "', 'properties.bootstrap.servers' = '"
+                        + bootstrapServers
+                        + "', 'key.format' = 'json', 'value.format' = 'json'"
+                        + options);
+    }
+
     /**
      * {@code INSERT INTO <sink> SELECT ... FROM orders [LEFT] JOIN LATERAL SNAPSHOT(customers)},
      * with further arguments of SNAPSHOT after {@code input} and {@code on_time}.
      */
     static String insert(String join, String sink, String... arguments) {
-        return insertFrom("orders", join, sink, arguments);
+        return insertFrom("orders", "customers", join, sink, arguments);
     }
 
-    /** {@link #insert}, with another reference to {@code orders}, for example with a hint. */
-    static String insertFrom(String orders, String join, String sink, String... arguments) {
+    /**
+     * {@link #insert}, with other references to the tables: {@code orders} for example with a hint,
+     * {@code customers} another table of the customers topic.
+     */
+    static String insertFrom(
+            String orders, String customers, String join, String sink, String... arguments) {
         StringBuilder snapshot =
-                new StringBuilder("input => TABLE customers, on_time => DESCRIPTOR(updated_at)");
+                new StringBuilder("input => TABLE ")
+                        .append(customers)
+                        .append(", on_time => DESCRIPTOR(updated_at)");
         for (String argument : arguments) {
             snapshot.append(", ").append(argument);
         }

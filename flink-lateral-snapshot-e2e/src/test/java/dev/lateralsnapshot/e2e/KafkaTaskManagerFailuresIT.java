@@ -21,6 +21,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -56,10 +57,14 @@ import static org.assertj.core.api.Assertions.assertThat;
  * half-applied update pair: the build side is a {@link VersionedBuildSide}, on which one would
  * show, and each of its updates reaches the join as a -U and a +U.
  *
+ * <p>The broker and the cluster are those of the other Kafka tests ({@link LocalKafkaAndFlink}),
+ * whose TaskManagers notice a dead one within seconds.
+ *
  * <p>The sources keep their Kafka offsets in their checkpoints, so a restored job reads on where
  * the checkpoint was taken; the sink commits its transaction with each checkpoint, and a restored
  * job aborts the transactions its predecessor left open.
  */
+@ExtendWith(LocalKafkaAndFlink.class)
 class KafkaTaskManagerFailuresIT {
 
     private static final int VERSIONS = 6;
@@ -79,22 +84,9 @@ class KafkaTaskManagerFailuresIT {
     private TaskManagerKills kills;
 
     @BeforeEach
-    void startBrokerAndCluster() throws IOException {
-        broker = LocalKafkaBroker.start();
-        cluster =
-                LocalFlinkCluster.start(
-                        Map.of(
-                                "metrics.fetcher.update-interval", "1000",
-                                // A metric fetch from a killed TaskManager ends only with this
-                                // timeout (10 minutes by default), and no other starts before it:
-                                // TaskManagerFailuresIT.
-                                "web.timeout", "20 s",
-                                // Notice a dead TaskManager in seconds instead of the default 50.
-                                "heartbeat.interval", "1000",
-                                "heartbeat.timeout", "5000",
-                                "restart-strategy.type", "fixed-delay",
-                                "restart-strategy.fixed-delay.attempts", "20",
-                                "restart-strategy.fixed-delay.delay", "1 s"));
+    void createTopics() {
+        broker = LocalKafkaAndFlink.broker();
+        cluster = LocalKafkaAndFlink.cluster();
         kills = new TaskManagerKills(cluster, SETTLE_AFTER_RESTART);
         orders = "failures-orders";
         versions = "failures-versions";
@@ -106,16 +98,12 @@ class KafkaTaskManagerFailuresIT {
     }
 
     @AfterEach
-    void stopClusterAndBroker() {
-        try {
-            if (cluster != null) {
-                cluster.close();
-            }
-        } finally {
-            if (broker != null) {
-                broker.close();
-            }
+    void cancelJobs() {
+        for (String jobId : cluster.rest().unfinishedJobIds()) {
+            cluster.rest().cancel(jobId);
         }
+        Wait.until(
+                TIMEOUT, "every job cancelled", () -> cluster.rest().unfinishedJobIds().isEmpty());
     }
 
     @Test
@@ -267,8 +255,10 @@ class KafkaTaskManagerFailuresIT {
                         "");
         String insert = query("orders AS o", "committed") + ";\n";
         try {
-            Path init = Files.writeString(cluster.runDirectory().resolve("ddl.sql"), ddl);
-            Path file = Files.writeString(cluster.runDirectory().resolve("insert.sql"), insert);
+            Path init = Files.writeString(cluster.runDirectory().resolve("failures-ddl.sql"), ddl);
+            Path file =
+                    Files.writeString(
+                            cluster.runDirectory().resolve("failures-insert.sql"), insert);
             return ClusterJob.submittedBySqlClient(
                     cluster.rest(), cluster.sqlClientWithFile(init, file));
         } catch (IOException e) {

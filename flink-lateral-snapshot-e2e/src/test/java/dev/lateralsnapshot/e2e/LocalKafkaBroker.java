@@ -16,6 +16,8 @@ package dev.lateralsnapshot.e2e;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -24,6 +26,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
@@ -138,6 +141,26 @@ final class LocalKafkaBroker implements AutoCloseable {
             throw new AssertionError(e);
         } catch (ExecutionException | TimeoutException e) {
             throw new AssertionError("creating topic " + name, e);
+        }
+    }
+
+    /** Sets one configuration option of a topic. */
+    void setTopicConfig(String topic, String key, String value) {
+        try (Admin admin = Admin.create(clientProperties())) {
+            admin.incrementalAlterConfigs(
+                            Map.of(
+                                    new ConfigResource(ConfigResource.Type.TOPIC, topic),
+                                    List.of(
+                                            new AlterConfigOp(
+                                                    new ConfigEntry(key, value),
+                                                    AlterConfigOp.OpType.SET))))
+                    .all()
+                    .get(CLIENT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new AssertionError("setting " + key + " of topic " + topic, e);
         }
     }
 
