@@ -13,11 +13,13 @@
 #  limitations under the License.
 ################################################################################
 
-# Usage: kafka-local.sh start|stop
+# Usage: kafka-local.sh start|stop|create-topic <topic> [<partitions>] [<key>=<value> ...]
 # A local Apache Kafka node in KRaft mode (broker and controller in one JVM, no ZooKeeper) for the
 # Kafka tutorial and the end-to-end tests, run from the jars in kafka/libs/. 'start' writes its
 # configuration at the first start, formats its data directory, starts it in the background and
-# waits until it accepts connections; 'stop' stops it by the PID that 'start' wrote.
+# waits until it accepts connections; 'stop' stops it by the PID that 'start' wrote;
+# 'create-topic' creates a topic on it with Kafka's admin client, with one replica, one partition
+# unless given, and the given topic configuration (for example cleanup.policy=compact).
 #
 # Honours KAFKA_LOCAL_DIR (default: /tmp/flink-lateral-snapshot/kafka), which holds the node's
 # server.properties, data/, log/ and PID file; KAFKA_PORT (default 9092) and
@@ -104,6 +106,19 @@ start() {
     exit 1
 }
 
+create_topic() {
+    if ! is_running; then
+        echo "Kafka is not running; start it with $0 start." >&2
+        exit 1
+    fi
+    local servers
+    servers=$(sed -n 's/^advertised.listeners=PLAINTEXT:\/\///p' "$config")
+    # A short run: the JIT's first tier and the serial collector start fastest.
+    "$JAVA" -XX:TieredStopAtLevel=1 -XX:+UseSerialGC \
+        -Dlog4j2.configurationFile="file:$KAFKA_HOME/config/log4j2-cli.properties" \
+        -cp "$KAFKA_HOME/libs/*" dev.lateralsnapshot.kafka.CreateTopic "$servers" "$@"
+}
+
 stop() {
     if ! is_running; then
         echo "No Kafka to stop."
@@ -128,8 +143,13 @@ stop() {
 case "${1:-}" in
     start) start ;;
     stop) stop ;;
+    create-topic)
+        shift
+        [[ $# -ge 1 ]] || { echo "Usage: $0 create-topic <topic> [<partitions>] [<key>=<value> ...]" >&2; exit 1; }
+        create_topic "$@"
+        ;;
     *)
-        echo "Usage: $0 start|stop" >&2
+        echo "Usage: $0 start|stop|create-topic <topic> [<partitions>] [<key>=<value> ...]" >&2
         exit 1
         ;;
 esac

@@ -234,18 +234,28 @@ final class LocalKafkaBroker implements AutoCloseable {
         return records;
     }
 
+    /**
+     * Runs {@code bin/kafka-local.sh} with the arguments against this node, as a user would in the
+     * shell that started it; returns what it printed.
+     */
+    String script(String... arguments) {
+        String[] command = new String[arguments.length + 1];
+        command[0] = "kafka-local.sh";
+        System.arraycopy(arguments, 0, command, 1, arguments.length);
+        return DistributionScript.run(
+                directory,
+                Map.of("KAFKA_LOCAL_DIR", directory.toString()),
+                SCRIPT_TIMEOUT,
+                command);
+    }
+
     // ---- stopping ----
 
     @Override
     public void close() {
         try {
             producer.close(CLIENT_TIMEOUT);
-            DistributionScript.run(
-                    directory,
-                    Map.of("KAFKA_LOCAL_DIR", directory.toString()),
-                    SCRIPT_TIMEOUT,
-                    "kafka-local.sh",
-                    "stop");
+            script("stop");
         } finally {
             killNode(directory);
             try {
