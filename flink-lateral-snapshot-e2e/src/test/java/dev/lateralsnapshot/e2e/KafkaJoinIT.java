@@ -18,7 +18,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
@@ -93,15 +92,6 @@ class KafkaJoinIT {
         cluster = LocalKafkaAndFlink.cluster();
     }
 
-    @AfterEach
-    void cancelJobs() {
-        for (String jobId : cluster.rest().unfinishedJobIds()) {
-            cluster.rest().cancel(jobId);
-        }
-        Wait.until(
-                TIMEOUT, "every job cancelled", () -> cluster.rest().unfinishedJobIds().isEmpty());
-    }
-
     /**
      * Orders LEFT JOIN and JOIN customers from an upsert topic: the orders written before the flip
      * are buffered and come out at the flip against the loaded customers; an update and a delete
@@ -117,17 +107,7 @@ class KafkaJoinIT {
         Instant loadCompleted = t0.plusSeconds(10);
 
         // ---- load phase: three customers and four orders, one of an unknown customer ----
-        broker.send(
-                List.of(
-                        tables.customer(0, 1, "gold", "US", t0.plusSeconds(1)),
-                        tables.customer(0, 2, "silver", "UK", t0.plusSeconds(2)),
-                        tables.customer(0, 3, "bronze", "DE", t0.plusSeconds(3))));
-        broker.send(
-                List.of(
-                        tables.order(0, 1, 1, t0.plusSeconds(4)),
-                        tables.order(0, 2, 2, t0.plusSeconds(5)),
-                        tables.order(0, 3, 3, t0.plusSeconds(6)),
-                        tables.order(0, 4, 4, t0.plusSeconds(7))));
+        sendThreeCustomersAndFourOrders(tables, t0);
         List<ClusterJob> jobs =
                 submit(
                         tables.ddl(FROM_EARLIEST, "", ""),
@@ -224,18 +204,8 @@ class KafkaJoinIT {
         tables.createTopics(broker, 2, 3);
         Instant t0 = Instant.now().minus(10, ChronoUnit.MINUTES).truncatedTo(ChronoUnit.SECONDS);
         Instant loadCompleted = t0.plusSeconds(10);
-        broker.send(
-                List.of(
-                        tables.customer(0, 1, "gold", "US", t0.plusSeconds(1)),
-                        tables.customer(0, 2, "silver", "UK", t0.plusSeconds(2)),
-                        tables.customer(0, 3, "bronze", "DE", t0.plusSeconds(3)),
-                        tables.customer(0, 5, "gold", "FR", loadCompleted)));
-        broker.send(
-                List.of(
-                        tables.order(0, 1, 1, t0.plusSeconds(4)),
-                        tables.order(0, 2, 2, t0.plusSeconds(5)),
-                        tables.order(0, 3, 3, t0.plusSeconds(6)),
-                        tables.order(0, 4, 4, t0.plusSeconds(7))));
+        sendThreeCustomersAndFourOrders(tables, t0);
+        broker.send(List.of(tables.customer(0, 5, "gold", "FR", loadCompleted)));
 
         String alignment =
                 ", 'scan.watermark.alignment.group' = 'enrichment',"
@@ -574,6 +544,22 @@ class KafkaJoinIT {
                         + " orders lost, 3 changes applied; without it the job failed naming the"
                         + " value; %.1f s%n",
                 rows.size(), (System.nanoTime() - start) / 1e9);
+    }
+
+    /**
+     * Customers 1 to 3 (gold US, silver UK, bronze DE) at 1 to 3 s after {@code t0}, then orders 1
+     * to 4 of customers 1 to 4 (4 is unknown) at 4 to 7 s, all in partition 0.
+     */
+    private void sendThreeCustomersAndFourOrders(KafkaTables tables, Instant t0) {
+        broker.send(
+                List.of(
+                        tables.customer(0, 1, "gold", "US", t0.plusSeconds(1)),
+                        tables.customer(0, 2, "silver", "UK", t0.plusSeconds(2)),
+                        tables.customer(0, 3, "bronze", "DE", t0.plusSeconds(3)),
+                        tables.order(0, 1, 1, t0.plusSeconds(4)),
+                        tables.order(0, 2, 2, t0.plusSeconds(5)),
+                        tables.order(0, 3, 3, t0.plusSeconds(6)),
+                        tables.order(0, 4, 4, t0.plusSeconds(7))));
     }
 
     private static String backlogTier(int customer) {

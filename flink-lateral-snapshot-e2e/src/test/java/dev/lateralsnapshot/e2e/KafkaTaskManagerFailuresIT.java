@@ -18,7 +18,6 @@ import dev.lateralsnapshot.testutils.tables.VersionedBuildSide;
 
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -95,15 +94,6 @@ class KafkaTaskManagerFailuresIT {
         // One partition: a CDC source keeps every change of a key in one partition, in order.
         broker.createTopic(versions, 1, Map.of());
         broker.createTopic(committed, 2, Map.of());
-    }
-
-    @AfterEach
-    void cancelJobs() {
-        for (String jobId : cluster.rest().unfinishedJobIds()) {
-            cluster.rest().cancel(jobId);
-        }
-        Wait.until(
-                TIMEOUT, "every job cancelled", () -> cluster.rest().unfinishedJobIds().isEmpty());
     }
 
     @Test

@@ -14,21 +14,24 @@
 
 package dev.lateralsnapshot.e2e;
 
+import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.time.Duration;
 import java.util.Map;
 
 /**
  * One {@link LocalKafkaBroker} and one {@link LocalFlinkCluster} for all the Kafka test classes of
  * a test run: each start costs tens of seconds on two cores, and the classes use topics and jobs of
  * their own. Both are started before the first class that uses this extension and stopped when the
- * test run ends. The cluster notices a killed TaskManager within seconds and restarts jobs with a
- * fixed delay, for {@link KafkaTaskManagerFailuresIT}; its metric values refresh every second.
+ * test run ends; every job is cancelled after each test. The cluster notices a killed TaskManager
+ * within seconds and restarts jobs with a fixed delay, for {@link KafkaTaskManagerFailuresIT}; its
+ * metric values refresh every second.
  */
-final class LocalKafkaAndFlink implements BeforeAllCallback {
+final class LocalKafkaAndFlink implements BeforeAllCallback, AfterEachCallback {
 
     private static final ExtensionContext.Namespace NAMESPACE =
             ExtensionContext.Namespace.create(LocalKafkaAndFlink.class);
@@ -56,6 +59,19 @@ final class LocalKafkaAndFlink implements BeforeAllCallback {
                         .getStore(NAMESPACE)
                         .getOrComputeIfAbsent(
                                 Resources.class, type -> new Resources(), Resources.class);
+    }
+
+    /** Cancels every job that is left, so that the next test has the cluster's slots. */
+    @Override
+    public void afterEach(ExtensionContext context) {
+        RestApi rest = resources.cluster.rest();
+        for (String jobId : rest.unfinishedJobIds()) {
+            rest.cancel(jobId);
+        }
+        Wait.until(
+                Duration.ofSeconds(60),
+                "every job cancelled",
+                () -> rest.unfinishedJobIds().isEmpty());
     }
 
     static LocalKafkaBroker broker() {

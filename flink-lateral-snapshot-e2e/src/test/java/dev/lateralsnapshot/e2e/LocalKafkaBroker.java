@@ -25,6 +25,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.serialization.StringDeserializer;
@@ -46,6 +47,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 
 /**
@@ -132,36 +134,30 @@ final class LocalKafkaBroker implements AutoCloseable {
 
     /** Creates a topic with one replica, with the given topic configuration. */
     void createTopic(String name, int partitions, Map<String, String> config) {
-        try (Admin admin = Admin.create(clientProperties())) {
-            admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1).configs(config)))
-                    .all()
-                    .get(CLIENT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError(e);
-        } catch (ExecutionException | TimeoutException e) {
-            throw new AssertionError("creating topic " + name, e);
-        }
+        withAdmin(
+                "creating topic " + name,
+                admin ->
+                        admin.createTopics(
+                                        List.of(
+                                                new NewTopic(name, partitions, (short) 1)
+                                                        .configs(config)))
+                                .all());
     }
 
     /** Sets one configuration option of a topic. */
     void setTopicConfig(String topic, String key, String value) {
-        try (Admin admin = Admin.create(clientProperties())) {
-            admin.incrementalAlterConfigs(
-                            Map.of(
-                                    new ConfigResource(ConfigResource.Type.TOPIC, topic),
-                                    List.of(
-                                            new AlterConfigOp(
-                                                    new ConfigEntry(key, value),
-                                                    AlterConfigOp.OpType.SET))))
-                    .all()
-                    .get(CLIENT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError(e);
-        } catch (ExecutionException | TimeoutException e) {
-            throw new AssertionError("setting " + key + " of topic " + topic, e);
-        }
+        withAdmin(
+                "setting " + key + " of topic " + topic,
+                admin ->
+                        admin.incrementalAlterConfigs(
+                                        Map.of(
+                                                new ConfigResource(
+                                                        ConfigResource.Type.TOPIC, topic),
+                                                List.of(
+                                                        new AlterConfigOp(
+                                                                new ConfigEntry(key, value),
+                                                                AlterConfigOp.OpType.SET))))
+                                .all());
     }
 
     // ---- records ----
@@ -294,13 +290,20 @@ final class LocalKafkaBroker implements AutoCloseable {
 
     /** Waits until the broker answers a metadata request: it has joined its own quorum. */
     private void awaitBroker() {
+        withAdmin(
+                "asking the broker at " + bootstrapServers + " for its nodes",
+                admin -> admin.describeCluster().nodes());
+    }
+
+    /** Calls Kafka's admin client and waits for the answer; {@code what} names the call. */
+    private void withAdmin(String what, Function<Admin, KafkaFuture<?>> call) {
         try (Admin admin = Admin.create(clientProperties())) {
-            admin.describeCluster().nodes().get(CLIENT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            call.apply(admin).get(CLIENT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new AssertionError(e);
         } catch (ExecutionException | TimeoutException e) {
-            throw new AssertionError("the broker at " + bootstrapServers + " does not answer", e);
+            throw new AssertionError(what + " failed", e);
         }
     }
 
