@@ -311,7 +311,8 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
         this.stateTtl = stateTtl;
     }
 
-    private static int[] positionsOf(boolean[] flags) {
+    /** The positions of the flags that are set. */
+    static int[] positionsOf(boolean[] flags) {
         int[] positions = new int[flags.length];
         int n = 0;
         for (int i = 0; i < flags.length; i++) {
@@ -914,46 +915,15 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
         buildChangesApplied.inc();
     }
 
-    /**
-     * Build changes wait for the build watermark, and the load phase ends by it: a build input that
-     * sends rows but no watermark (at parallelism above one, a source subtask without splits holds
-     * it back) leaves the join loading for good. Nothing else shows why, hence the warning.
-     */
     private void warnIfBuildWatermarkIsMissing() {
         if (buildWatermark == Long.MIN_VALUE) {
-            String consequence;
-            if (joinPhase) {
-                consequence = "the build changes received after the flip are not applied";
-            } else if (loadCompletedIdleTimeout > 0) {
-                consequence =
-                        "no build change is applied until the idle timeout ends the load phase";
-            } else {
-                consequence = "no build change is applied and the load phase cannot end";
-            }
-            LOG.warn(
-                    "The LATERAL SNAPSHOT join has received build rows for {} s but no build"
-                            + " watermark: {}. If a build source subtask has no data (it holds the"
-                            + " watermark back), set 'table.exec.source.idle-timeout'; otherwise"
-                            + " check the WATERMARK of the build input's on_time column.",
-                    MISSING_BUILD_WATERMARK_WARNING_DELAY / 1000,
-                    consequence);
+            LoadPhaseWarnings.warnOfMissingBuildWatermark(LOG, joinPhase, loadCompletedIdleTimeout);
         }
     }
 
-    /**
-     * A build side that is idle before it sent anything (an empty table or topic) has no watermark
-     * to end the load phase with, and without an idle timeout nothing else ends it: the join waits
-     * for a build watermark that reaches the load completed time.
-     */
     private void warnIfBuildSideIsIdleFromTheStart() {
         if (!joinPhase && loadCompletedIdleTimeout == 0 && buildIdleSince == Long.MIN_VALUE) {
-            LOG.warn(
-                    "The build input of the LATERAL SNAPSHOT join is idle and has sent no row and"
-                            + " no watermark: the load phase ends only when the build watermark"
-                            + " reaches the load completed time {}. If the build table is empty,"
-                            + " set 'load_completed_idle_timeout' so that an idle build side ends"
-                            + " the load phase.",
-                    loadCompletedTime);
+            LoadPhaseWarnings.warnOfBuildSideIdleFromTheStart(LOG, loadCompletedTime);
         }
     }
 

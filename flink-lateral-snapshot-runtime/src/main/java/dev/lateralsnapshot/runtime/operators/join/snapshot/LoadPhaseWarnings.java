@@ -1,0 +1,65 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package dev.lateralsnapshot.runtime.operators.join.snapshot;
+
+import org.slf4j.Logger;
+
+/**
+ * The warnings of a join that may never leave its load phase, with nothing else to show why; the
+ * keyed and the broadcast join log them alike, each on its own logger.
+ */
+final class LoadPhaseWarnings {
+
+    private LoadPhaseWarnings() {}
+
+    /**
+     * Build changes wait for the build watermark, and the load phase ends by it: a build input that
+     * sends rows but no watermark (at parallelism above one, a source subtask without splits holds
+     * it back) leaves the join loading for good.
+     */
+    static void warnOfMissingBuildWatermark(
+            Logger log, boolean joinPhase, long loadCompletedIdleTimeout) {
+        String consequence;
+        if (joinPhase) {
+            consequence = "the build changes received after the flip are not applied";
+        } else if (loadCompletedIdleTimeout > 0) {
+            consequence = "no build change is applied until the idle timeout ends the load phase";
+        } else {
+            consequence = "no build change is applied and the load phase cannot end";
+        }
+        log.warn(
+                "The LATERAL SNAPSHOT join has received build rows for {} s but no build"
+                        + " watermark: {}. If a build source subtask has no data (it holds the"
+                        + " watermark back), set 'table.exec.source.idle-timeout'; otherwise"
+                        + " check the WATERMARK of the build input's on_time column.",
+                LateralSnapshotJoinOperator.MISSING_BUILD_WATERMARK_WARNING_DELAY / 1000,
+                consequence);
+    }
+
+    /**
+     * A build side that is idle before it sent anything (an empty table or topic) has no watermark
+     * to end the load phase with, and without an idle timeout nothing else ends it: the join waits
+     * for a build watermark that reaches the load completed time.
+     */
+    static void warnOfBuildSideIdleFromTheStart(Logger log, long loadCompletedTime) {
+        log.warn(
+                "The build input of the LATERAL SNAPSHOT join is idle and has sent no row and"
+                        + " no watermark: the load phase ends only when the build watermark"
+                        + " reaches the load completed time {}. If the build table is empty,"
+                        + " set 'load_completed_idle_timeout' so that an idle build side ends"
+                        + " the load phase.",
+                loadCompletedTime);
+    }
+}
