@@ -336,9 +336,31 @@ abstract class LateralSnapshotJoinTestBase {
 
     // ---- harness ----
 
+    /** The metrics an operator registered, looked up by name. */
+    interface ExposedMetrics {
+        InterceptingOperatorMetricGroup metrics();
+
+        default Metric metric(String name) {
+            Metric metric = metrics().get(name);
+            if (metric == null) {
+                throw new AssertionError("No metric named " + name);
+            }
+            return metric;
+        }
+
+        default long counter(String name) {
+            return ((Counter) metric(name)).getCount();
+        }
+
+        default Object gauge(String name) {
+            return ((Gauge<?>) metric(name)).getValue();
+        }
+    }
+
     /** The Flink harness with this join's row types fixed and its metrics at hand. */
     static final class JoinHarness
-            extends KeyedTwoInputStreamOperatorTestHarness<RowData, RowData, RowData, RowData> {
+            extends KeyedTwoInputStreamOperatorTestHarness<RowData, RowData, RowData, RowData>
+            implements ExposedMetrics {
 
         private final MetricsExposingOperator operator;
         private final RowType outputType;
@@ -358,39 +380,36 @@ abstract class LateralSnapshotJoinTestBase {
             this.outputType = spec.outputType();
         }
 
-        Metric metric(String name) {
-            Metric metric = operator.metrics.get(name);
-            if (metric == null) {
-                throw new AssertionError("No metric named " + name);
-            }
-            return metric;
-        }
-
-        long counter(String name) {
-            return ((Counter) metric(name)).getCount();
-        }
-
-        Object gauge(String name) {
-            return ((Gauge<?>) metric(name)).getValue();
+        @Override
+        public InterceptingOperatorMetricGroup metrics() {
+            return operator.metrics;
         }
 
         /** Everything emitted since the last call, as text, in order. */
         List<String> takeOutput() {
-            List<String> out = getOutput().stream().map(this::format).collect(Collectors.toList());
-            getOutput().clear();
-            return out;
+            return takeFormatted(getOutput(), outputType);
         }
+    }
 
-        private String format(Object element) {
-            if (element instanceof StreamRecord) {
-                return formatRow((RowData) ((StreamRecord<?>) element).getValue(), outputType);
-            } else if (element instanceof Watermark) {
-                return "WM(" + ((Watermark) element).getTimestamp() + ")";
-            } else if (element instanceof WatermarkStatus) {
-                return ((WatermarkStatus) element).isIdle() ? "IDLE" : "ACTIVE";
-            }
-            return String.valueOf(element);
+    /** Everything in a harness's output, as text, in order; the output is emptied. */
+    static List<String> takeFormatted(Collection<Object> output, RowType outputType) {
+        List<String> out =
+                output.stream()
+                        .map(element -> format(element, outputType))
+                        .collect(Collectors.toList());
+        output.clear();
+        return out;
+    }
+
+    private static String format(Object element, RowType outputType) {
+        if (element instanceof StreamRecord) {
+            return formatRow((RowData) ((StreamRecord<?>) element).getValue(), outputType);
+        } else if (element instanceof Watermark) {
+            return "WM(" + ((Watermark) element).getTimestamp() + ")";
+        } else if (element instanceof WatermarkStatus) {
+            return ((WatermarkStatus) element).isIdle() ? "IDLE" : "ACTIVE";
         }
+        return String.valueOf(element);
     }
 
     /** A harness for a single subtask, set up but not opened. */

@@ -1,0 +1,155 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package dev.lateralsnapshot.runtime.operators.join.snapshot;
+
+import org.apache.flink.api.common.state.BroadcastState;
+import org.apache.flink.api.common.state.MapStateDescriptor;
+import org.apache.flink.api.common.state.OperatorStateStore;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.java.typeutils.MapTypeInfo;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.binary.BinaryRowData;
+import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Build rows as a multiset per join key: key to (row to number of occurrences). An insert or a
+ * retraction touches one entry of its key's map, however many rows the key has, so the single key
+ * of a join without equality predicate costs no more per change than any other.
+ */
+final class BroadcastMultisetBuildSideState extends BroadcastBuildSideState {
+
+    static final String STATE_NAME = "broadcast-build-rows";
+
+    private final BroadcastState<RowData, Map<RowData, Integer>> rows;
+    private final RowDataSerializer serializer;
+
+    BroadcastMultisetBuildSideState(
+            OperatorStateStore store,
+            InternalTypeInfo<RowData> keyType,
+            InternalTypeInfo<RowData> buildType)
+            throws Exception {
+        this.rows =
+                store.getBroadcastState(
+                        new MapStateDescriptor<>(
+                                STATE_NAME, keyType, new MapTypeInfo<>(buildType, Types.INT)));
+        this.serializer = buildType.toRowSerializer();
+    }
+
+    /** Rows are compared as binary rows, for the reason {@link MultisetBuildSideState} gives. */
+    private RowData binary(RowData row) {
+        return row instanceof BinaryRowData ? row : serializer.toBinaryRow(row).copy();
+    }
+
+    @Override
+    String stateName() {
+        return STATE_NAME;
+    }
+
+    @Override
+    void add(RowData row) throws Exception {
+        Map<RowData, Integer> keyRows = rows.get(currentKey());
+        if (keyRows == null) {
+            keyRows = new HashMap<>();
+            rows.put(currentKey(), keyRows);
+        }
+        keyRows.merge(binary(row), 1, Integer::sum);
+        rowsAdded(1);
+    }
+
+    @Override
+    boolean retract(RowData row) throws Exception {
+        Map<RowData, Integer> keyRows = rows.get(currentKey());
+        if (keyRows == null) {
+            return false;
+        }
+        RowData binaryRow = binary(row);
+        Integer count = keyRows.get(binaryRow);
+        if (count == null) {
+            return false;
+        }
+        if (count == 1) {
+            keyRows.remove(binaryRow);
+            if (keyRows.isEmpty()) {
+                rows.remove(currentKey());
+            }
+        } else {
+            keyRows.put(binaryRow, count - 1);
+        }
+        rowsAdded(-1);
+        return true;
+    }
+
+    @Override
+    boolean visitRows(RowVisitor visitor) throws Exception {
+        Map<RowData, Integer> keyRows = rows.get(currentKey());
+        if (keyRows == null) {
+            return false;
+        }
+        for (Map.Entry<RowData, Integer> entry : keyRows.entrySet()) {
+            visitor.visit(entry.getKey(), entry.getValue());
+        }
+        return true;
+    }
+
+    @Override
+    boolean isEmpty() throws Exception {
+        return !rows.contains(currentKey());
+    }
+
+    @Override
+    void clear() {
+        try {
+            Map<RowData, Integer> keyRows = rows.get(currentKey());
+            if (keyRows != null) {
+                rowsAdded(-occurrences(keyRows));
+                rows.remove(currentKey());
+            }
+        } catch (Exception e) {
+            throw new IllegalStateException("Could not clear the build rows of a key.", e);
+        }
+    }
+
+    @Override
+    long countRows() throws Exception {
+        long count = 0;
+        for (Map.Entry<RowData, Map<RowData, Integer>> entry : rows.entries()) {
+            count += occurrences(entry.getValue());
+        }
+        return count;
+    }
+
+    @Override
+    List<RowData> keys() throws Exception {
+        List<RowData> keys = new ArrayList<>();
+        for (Map.Entry<RowData, Map<RowData, Integer>> entry : rows.entries()) {
+            keys.add(entry.getKey());
+        }
+        return keys;
+    }
+
+    private static long occurrences(Map<RowData, Integer> keyRows) {
+        long count = 0;
+        for (int occurrences : keyRows.values()) {
+            count += occurrences;
+        }
+        return count;
+    }
+}
