@@ -325,12 +325,11 @@ class LateralSnapshotJoinStateLayoutTest extends LateralSnapshotJoinTestBase {
         assertThat(serializer(state, CommonSerializerKeys.VALUE_SERIALIZER)).isEqualTo(timers);
     }
 
-    private static TypeSerializer<?> serializer(
-            StateMetaInfoSnapshot state, CommonSerializerKeys key) {
+    static TypeSerializer<?> serializer(StateMetaInfoSnapshot state, CommonSerializerKeys key) {
         return state.getTypeSerializerSnapshot(key).restoreSerializer();
     }
 
-    private static Map<String, StateMetaInfoSnapshot> operatorStateMetaInfo(
+    static Map<String, StateMetaInfoSnapshot> operatorStateMetaInfo(
             OperatorSubtaskState... snapshots) throws IOException {
         return operatorStateMetaInfo(classLoader(), snapshots);
     }
@@ -345,13 +344,14 @@ class LateralSnapshotJoinStateLayoutTest extends LateralSnapshotJoinTestBase {
                 proxy.read(new DataInputViewStreamWrapper(in));
             }
             index(proxy.getOperatorStateMetaInfoSnapshots(), states);
+            index(proxy.getBroadcastStateMetaInfoSnapshots(), states);
         }
         return states;
     }
 
     /** The keyed state meta data, which full and incremental snapshots keep in other places. */
-    private static Map<String, StateMetaInfoSnapshot> keyedStateMetaInfo(
-            OperatorSubtaskState... snapshots) throws IOException {
+    static Map<String, StateMetaInfoSnapshot> keyedStateMetaInfo(OperatorSubtaskState... snapshots)
+            throws IOException {
         Map<String, StateMetaInfoSnapshot> states = new HashMap<>();
         for (KeyedStateHandle handle : managedKeyedState(snapshots)) {
             StreamStateHandle metaData;
