@@ -14,6 +14,7 @@
 
 package dev.lateralsnapshot.runtime.operators.join.snapshot;
 
+import org.apache.flink.annotation.VisibleForTesting;
 import org.apache.flink.api.common.functions.DefaultOpenContext;
 import org.apache.flink.api.common.state.BroadcastState;
 import org.apache.flink.api.common.state.ListState;
@@ -884,6 +885,12 @@ public class BroadcastLateralSnapshotJoinOperator extends AbstractStreamOperator
         if (buildWatermark == Long.MIN_VALUE) {
             LoadPhaseWarnings.warnOfMissingBuildWatermark(LOG, joinPhase, loadCompletedIdleTimeout);
         }
+    }
+
+    /** The build rows this subtask holds, every occurrence counted. */
+    @VisibleForTesting
+    long buildSideRows() {
+        return buildSide.rowCount();
     }
 
     /**
