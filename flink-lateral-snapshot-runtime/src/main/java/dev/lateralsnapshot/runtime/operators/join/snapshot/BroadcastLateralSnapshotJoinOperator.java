@@ -170,16 +170,11 @@ public class BroadcastLateralSnapshotJoinOperator extends AbstractStreamOperator
     private transient long probeWatermark;
     private transient boolean probeIdle;
 
-    /**
-     * Processing time since which the build watermark has not advanced: its last advance, or the
-     * first build record, watermark or idle status; Long.MIN_VALUE before any of them.
-     */
-    private transient long buildIdleSince;
+    private transient BuildIdleClock idleClock;
 
     /** The build time up to which a flip without any build watermark applied the changes. */
     private transient long appliedAtFlip;
 
-    private transient boolean idleCheckScheduled;
     private transient long startTime;
     private transient long loadPhaseDuration;
     private transient boolean buildWatermarkCheckScheduled;
@@ -369,7 +364,12 @@ public class BroadcastLateralSnapshotJoinOperator extends AbstractStreamOperator
         buildKeySerializer = buildKeySelector.getProducedType().toRowSerializer();
         buildWatermark = Long.MIN_VALUE;
         probeWatermark = Long.MIN_VALUE;
-        buildIdleSince = Long.MIN_VALUE;
+        idleClock =
+                new BuildIdleClock(
+                        getProcessingTimeService(),
+                        loadCompletedIdleTimeout,
+                        () -> joinPhase,
+                        this::flipToJoinPhase);
         appliedAtFlip = Long.MIN_VALUE;
         startTime = getProcessingTimeService().getCurrentProcessingTime();
         if (stateTtl > 0) {
@@ -463,39 +463,6 @@ public class BroadcastLateralSnapshotJoinOperator extends AbstractStreamOperator
     }
 
     // ---- phases ----
-
-    /** A build record, watermark or idle status: the idle clock starts with the first. */
-    private void startIdleClock() {
-        if (buildIdleSince == Long.MIN_VALUE) {
-            restartIdleClock();
-        }
-    }
-
-    private void restartIdleClock() {
-        buildIdleSince = getProcessingTimeService().getCurrentProcessingTime();
-        if (!joinPhase && loadCompletedIdleTimeout > 0 && !idleCheckScheduled) {
-            scheduleIdleCheck(buildIdleSince + loadCompletedIdleTimeout);
-        }
-    }
-
-    private void scheduleIdleCheck(long time) {
-        idleCheckScheduled = true;
-        getProcessingTimeService().registerTimer(time, this::checkBuildIdle);
-    }
-
-    private void checkBuildIdle(long now) throws Exception {
-        idleCheckScheduled = false;
-        if (joinPhase) {
-            return;
-        }
-        long due = buildIdleSince + loadCompletedIdleTimeout;
-        if (now >= due) {
-            flipToJoinPhase(
-                    "the build watermark did not advance for " + loadCompletedIdleTimeout + " ms");
-        } else {
-            scheduleIdleCheck(due);
-        }
-    }
 
     private void flipToJoinPhase(String reason) throws Exception {
         if (buildWatermark == Long.MIN_VALUE && maxBuildTime != Long.MIN_VALUE) {
@@ -683,12 +650,10 @@ public class BroadcastLateralSnapshotJoinOperator extends AbstractStreamOperator
         // The output follows the probe side only; the build side's status does not reach it.
         if (inputIndex == 1) {
             if (status.isIdle()) {
-                if (!joinPhase
-                        && loadCompletedIdleTimeout == 0
-                        && buildIdleSince == Long.MIN_VALUE) {
+                if (!joinPhase && loadCompletedIdleTimeout == 0 && !idleClock.isStarted()) {
                     LoadPhaseWarnings.warnOfBuildSideIdleFromTheStart(LOG, loadCompletedTime);
                 }
-                startIdleClock();
+                idleClock.start();
             }
             return;
         }
@@ -743,7 +708,7 @@ public class BroadcastLateralSnapshotJoinOperator extends AbstractStreamOperator
 
     @Override
     public void processElement2(StreamRecord<RowData> record) throws Exception {
-        startIdleClock();
+        idleClock.start();
         RowData change = record.getValue();
         RowData key = buildKey(change);
         if (hasNullRejectingKey(key)) {
@@ -807,7 +772,7 @@ public class BroadcastLateralSnapshotJoinOperator extends AbstractStreamOperator
             if (watermark >= loadCompletedTime) {
                 flipToJoinPhase("the build watermark reached the load completed time");
             } else {
-                restartIdleClock();
+                idleClock.restart();
             }
         }
     }

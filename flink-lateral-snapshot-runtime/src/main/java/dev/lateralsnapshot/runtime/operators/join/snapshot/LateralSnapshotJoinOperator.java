@@ -219,16 +219,11 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
     private transient long probeWatermark;
     private transient boolean probeIdle;
 
-    /**
-     * Processing time since which the build watermark has not advanced: its last advance, or the
-     * first build record, watermark or idle status; Long.MIN_VALUE before any of them.
-     */
-    private transient long buildIdleSince;
+    private transient BuildIdleClock idleClock;
 
     /** The build time up to which a flip without any build watermark applied the changes. */
     private transient long appliedAtFlip;
 
-    private transient boolean idleCheckScheduled;
     private transient long startTime;
     private transient long loadPhaseDuration;
     private transient boolean buildWatermarkCheckScheduled;
@@ -400,7 +395,12 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
                         metrics);
         buildWatermark = Long.MIN_VALUE;
         probeWatermark = Long.MIN_VALUE;
-        buildIdleSince = Long.MIN_VALUE;
+        idleClock =
+                new BuildIdleClock(
+                        getProcessingTimeService(),
+                        loadCompletedIdleTimeout,
+                        () -> joinPhase,
+                        this::flipToJoinPhase);
         appliedAtFlip = Long.MIN_VALUE;
         startTime = getProcessingTimeService().getCurrentProcessingTime();
 
@@ -509,43 +509,6 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
     }
 
     // ---- phases ----
-
-    /**
-     * A build record, watermark or idle status: the idle clock starts with the first. Upstream
-     * Flink's join starts it the same way; starting it only with a watermark left an empty build
-     * side, which never sends one, loading for good (BadInputITCase).
-     */
-    private void startIdleClock() {
-        if (buildIdleSince == Long.MIN_VALUE) {
-            restartIdleClock();
-        }
-    }
-
-    private void restartIdleClock() {
-        buildIdleSince = getProcessingTimeService().getCurrentProcessingTime();
-        if (!joinPhase && loadCompletedIdleTimeout > 0 && !idleCheckScheduled) {
-            scheduleIdleCheck(buildIdleSince + loadCompletedIdleTimeout);
-        }
-    }
-
-    private void scheduleIdleCheck(long time) {
-        idleCheckScheduled = true;
-        getProcessingTimeService().registerTimer(time, this::checkBuildIdle);
-    }
-
-    private void checkBuildIdle(long now) throws Exception {
-        idleCheckScheduled = false;
-        if (joinPhase) {
-            return;
-        }
-        long due = buildIdleSince + loadCompletedIdleTimeout;
-        if (now >= due) {
-            flipToJoinPhase(
-                    "the build watermark did not advance for " + loadCompletedIdleTimeout + " ms");
-        } else {
-            scheduleIdleCheck(due);
-        }
-    }
 
     private void flipToJoinPhase(String reason) throws Exception {
         if (buildWatermark == Long.MIN_VALUE && maxBuildTime != Long.MIN_VALUE) {
@@ -753,7 +716,7 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
         if (inputIndex == 1) {
             if (status.isIdle()) {
                 warnIfBuildSideIsIdleFromTheStart();
-                startIdleClock();
+                idleClock.start();
             }
             return;
         }
@@ -793,7 +756,7 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
 
     @Override
     public void processElement2(StreamRecord<RowData> record) throws Exception {
-        startIdleClock();
+        idleClock.start();
         if (hasNullRejectingKey()) {
             // Never matches; keeping it would only cost state.
             return;
@@ -857,7 +820,7 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
             if (watermark >= loadCompletedTime) {
                 flipToJoinPhase("the build watermark reached the load completed time");
             } else {
-                restartIdleClock();
+                idleClock.restart();
             }
         }
     }
@@ -922,7 +885,7 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
     }
 
     private void warnIfBuildSideIsIdleFromTheStart() {
-        if (!joinPhase && loadCompletedIdleTimeout == 0 && buildIdleSince == Long.MIN_VALUE) {
+        if (!joinPhase && loadCompletedIdleTimeout == 0 && !idleClock.isStarted()) {
             LoadPhaseWarnings.warnOfBuildSideIdleFromTheStart(LOG, loadCompletedTime);
         }
     }
