@@ -64,6 +64,7 @@ class BroadcastLateralSnapshotJoinMatchingTest extends BroadcastLateralSnapshotJ
         subtasks.get(1).processElement1(record(RowKind.INSERT, "o2", 500));
         for (BroadcastJoinHarness subtask : subtasks) {
             subtask.processWatermark2(watermark(LOAD_COMPLETED_TIME));
+            subtask.fireDueTimers();
         }
         subtasks.get(0).processElement1(record(RowKind.INSERT, "o3", 5000));
         subtasks.get(1).processElement1(record(RowKind.INSERT, "o4", 99));

@@ -55,6 +55,7 @@ class BroadcastLateralSnapshotJoinPhaseTest extends BroadcastLateralSnapshotJoin
             // C's row is later than the watermark and not visible yet; the held probe watermark
             // follows the buffered rows.
             harness.processWatermark2(watermark(LOAD_COMPLETED_TIME));
+            harness.fireDueTimers();
             List<String> output = harness.takeOutput();
             assertThat(output.subList(0, 2))
                     .containsExactlyInAnyOrder(

@@ -61,6 +61,7 @@ class BroadcastLateralSnapshotJoinRestoreTest extends BroadcastLateralSnapshotJo
 
             // B's row was pending at the snapshot.
             harness.processWatermark2(watermark(LOAD_COMPLETED_TIME));
+            harness.fireDueTimers();
             assertThat(harness.takeOutput())
                     .containsExactlyInAnyOrder(
                             joined("o1", "A", 1, 10),
@@ -255,6 +256,7 @@ class BroadcastLateralSnapshotJoinRestoreTest extends BroadcastLateralSnapshotJo
             throws Exception {
         for (BroadcastJoinHarness subtask : subtasks) {
             subtask.processWatermark2(watermark(time));
+            subtask.fireDueTimers();
         }
     }
 
