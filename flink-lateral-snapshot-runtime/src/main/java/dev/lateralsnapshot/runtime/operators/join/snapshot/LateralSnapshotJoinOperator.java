@@ -324,8 +324,11 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
     public void initializeState(StateInitializationContext context) throws Exception {
         super.initializeState(context);
         OperatorStateStore operatorState = context.getOperatorStateStore();
-        phaseState = new UnionPhaseState(operatorState);
         restored = context.isRestored();
+        if (restored) {
+            checkRestoredDistribution(operatorState);
+        }
+        phaseState = new UnionPhaseState(operatorState);
         // Subtasks differ in phase only around the flip, which all of them reach from the same
         // build watermark. Going back to loading could wait forever for a watermark that was
         // already seen, so the join phase wins and the rows buffered by a loading subtask are
@@ -341,6 +344,23 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
 
         if (stateTtl > 0) {
             ttlClock = new StateTtlClock(stateTtl, operatorState, getProcessingTimeService());
+        }
+    }
+
+    /**
+     * Fails on a snapshot of the broadcast join, whose build side this operator cannot read and
+     * would start the join phase without.
+     */
+    private static void checkRestoredDistribution(OperatorStateStore operatorState) {
+        Set<String> broadcastStates = operatorState.getRegisteredBroadcastStateNames();
+        if (broadcastStates.contains(BroadcastMultisetBuildSideState.STATE_NAME)
+                || broadcastStates.contains(BroadcastSingleRowBuildSideState.STATE_NAME)) {
+            throw new IllegalStateException(
+                    "The LATERAL SNAPSHOT join cannot restore its build side: the savepoint was"
+                            + " taken by a join that broadcasts the build side"
+                            + " ('table.exec.lateral-snapshot.build-distribution' = 'broadcast'),"
+                            + " but this job partitions both inputs by the join keys. Restore with"
+                            + " the build-side distribution of the job that took the savepoint.");
         }
     }
 

@@ -238,6 +238,26 @@ class BroadcastLateralSnapshotJoinRestoreTest extends BroadcastLateralSnapshotJo
         }
     }
 
+    @TestTemplate
+    void keyedJoinRefusesToRestoreSnapshotOfTheBroadcastJoin() throws Exception {
+        OperatorSubtaskState broadcastSnapshot;
+        try (BroadcastJoinHarness harness = broadcastHarness(join())) {
+            harness.open();
+            harness.processElement2(insert("A", 1, 10));
+            harness.processWatermark2(watermark(LOAD_COMPLETED_TIME));
+            broadcastSnapshot = harness.snapshot(1L, 1L);
+        }
+        try (JoinHarness harness = harness(join())) {
+            assertThatThrownBy(() -> harness.initializeState(broadcastSnapshot))
+                    .hasStackTraceContaining(
+                            "The LATERAL SNAPSHOT join cannot restore its build side: the"
+                                    + " savepoint was taken by a join that broadcasts the build"
+                                    + " side ('table.exec.lateral-snapshot.build-distribution' ="
+                                    + " 'broadcast'), but this job partitions both inputs by the"
+                                    + " join keys.");
+        }
+    }
+
     // ---- subtasks ----
 
     private static void build(List<BroadcastJoinHarness> subtasks, StreamRecord<RowData> record)
