@@ -28,6 +28,8 @@ enum Contender {
     P4("P4 lookup FULL cache", false),
     /** LATERAL SNAPSHOT, build side keyed by the join key. */
     P5U("P5 SNAPSHOT upsert", true),
+    /** LATERAL SNAPSHOT as P5U, with a state TTL of one hour: no key expires within a run. */
+    P5UT("P5 SNAPSHOT upsert TTL", true),
     /** LATERAL SNAPSHOT, build side without a key. */
     P5M("P5 SNAPSHOT multiset", true);
 
@@ -42,7 +44,7 @@ enum Contender {
     }
 
     boolean isSnapshot() {
-        return this == P5U || this == P5M;
+        return this == P5U || this == P5UT || this == P5M;
     }
 
     static final String SELECT = "SELECT o.seq, o.k, o.amount, r.rate, r.name, o.src_nanos ";
@@ -75,6 +77,13 @@ enum Contender {
                         + SELECT
                         + "FROM orders AS o JOIN LATERAL SNAPSHOT("
                         + "input => TABLE rates, on_time => DESCRIPTOR(updated_at)) AS r"
+                        + " ON o.k = r.k";
+            case P5UT:
+                return "INSERT INTO sink "
+                        + SELECT
+                        + "FROM orders AS o JOIN LATERAL SNAPSHOT("
+                        + "input => TABLE rates, on_time => DESCRIPTOR(updated_at),"
+                        + " state_ttl => INTERVAL '1' HOUR) AS r"
                         + " ON o.k = r.k";
             case P5M:
                 return "INSERT INTO sink "

@@ -29,16 +29,17 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * The enrichment benchmark: the LATERAL SNAPSHOT join against the joins users run today, over the
  * same generated data, one job after another in one JVM on an embedded Flink. See {@code README.md}
  * of this module and {@code docs/benchmarks.md}.
  *
- * <p>Options ({@code --name=value}): {@code --plan=default|quick|report}, {@code --rounds=N} (all
- * groups), {@code --only=TOKENS} (comma-separated; a run is kept when, for each kind of token
- * given, it matches one: group letters A-E, contenders P0..P5M, backends heap/rocksdb, modes
- * throughput/latency/load), and the knobs of {@link Settings}.
+ * <p>Options ({@code --name=value}): {@code --plan=default|quick|targets|report}, {@code
+ * --rounds=N} (all groups), {@code --only=TOKENS} (comma-separated; a run is kept when, for each
+ * kind of token given, it matches one: group letters A-E, contenders P0..P5UT, backends
+ * heap/rocksdb, modes throughput/latency/load), and the knobs of {@link Settings}.
  */
 public final class EnrichmentBenchmark {
 
@@ -106,7 +107,7 @@ public final class EnrichmentBenchmark {
                 String t = token.toUpperCase();
                 if (t.matches("[A-Z]")) {
                     groups.add(t);
-                } else if (t.matches("P[0-9][A-Z]?")) {
+                } else if (t.matches("P[0-9][A-Z]*")) {
                     contenders.add(t);
                 } else if (t.equals("HEAP") || t.equals("ROCKSDB")) {
                     backends.add(t);
@@ -122,6 +123,15 @@ public final class EnrichmentBenchmark {
     }
 
     static final List<Contender> ALL = Arrays.asList(Contender.values());
+
+    /** Every contender but the TTL variant of P5 upsert, which only group A compares. */
+    static final List<Contender> WITHOUT_TTL =
+            ALL.stream().filter(c -> c != Contender.P5UT).collect(Collectors.toList());
+
+    /** What the throughput targets compare: P1 and the three P5 variants. */
+    static final List<Contender> TARGETS =
+            List.of(Contender.P1, Contender.P5U, Contender.P5M, Contender.P5UT);
+
     static final List<Contender> CORE =
             List.of(
                     Contender.P0,
@@ -158,7 +168,7 @@ public final class EnrichmentBenchmark {
                                 "D",
                                 "uniform-100k",
                                 Mode.LATENCY,
-                                ALL,
+                                WITHOUT_TTL,
                                 Set.of(),
                                 r2,
                                 "latency at a fixed rate below every contender's saturation"),
@@ -179,6 +189,16 @@ public final class EnrichmentBenchmark {
                                 r2,
                                 "10x the build keys; P2 and P3 on the heap only, to keep the run"
                                         + " short"));
+            case "targets":
+                return List.of(
+                        new Group(
+                                "A",
+                                "uniform-100k",
+                                Mode.THROUGHPUT,
+                                TARGETS,
+                                Set.of(),
+                                r3,
+                                "the contenders of the throughput targets on both backends"));
             case "quick":
                 return List.of(
                         new Group(
@@ -271,6 +291,7 @@ public final class EnrichmentBenchmark {
         if (settings.writeDocs) {
             Report.write(settings, Report.readMeta(settings.workDir), results);
         }
+        System.out.print(Report.targetRatios(results));
         System.out.printf("Done in %.1f min.%n", meta.duration.toSeconds() / 60.0);
         System.exit(0);
     }

@@ -388,6 +388,17 @@ final class Report {
 
         /** Median over rounds of rate(a on ba) / rate(b on bb), both from the same round. */
         double ratio(Contender a, Backend ba, Contender b, Backend bb) {
+            return Report.median(ratios(a, ba, b, bb));
+        }
+
+        /** The per-round ratios of {@link #ratio}, in round order, for the console. */
+        String roundRatios(Contender a, Backend ba, Contender b, Backend bb) {
+            return ratios(a, ba, b, bb).stream()
+                    .map(Report::ratio)
+                    .collect(Collectors.joining(", "));
+        }
+
+        private List<Double> ratios(Contender a, Backend ba, Contender b, Backend bb) {
             Map<Integer, Double> as = byRound(a, ba);
             Map<Integer, Double> bs = byRound(b, bb);
             List<Double> ratios = new ArrayList<>();
@@ -397,7 +408,7 @@ final class Report {
                     ratios.add(e.getValue() / other);
                 }
             }
-            return Report.median(ratios);
+            return ratios;
         }
 
         private Map<Integer, Double> byRound(Contender c, Backend b) {
@@ -843,6 +854,59 @@ final class Report {
             targetCell(md, failed + " failed in " + runs + " runs", failed, failed == 0);
         }
         md.append("\n\n");
+    }
+
+    /**
+     * The ratios of the throughput targets (uniform keys, 100k build keys), medians of the
+     * per-round ratios, as a table for the console; empty when the run has none of them.
+     */
+    static String targetRatios(List<RunResult> results) {
+        Cells a = new Cells(results, "uniform-100k", Mode.THROUGHPUT);
+        if (a.isEmpty()) {
+            return "";
+        }
+        Object[][] rows = {
+            {"P5 upsert / P1", Contender.P5U, Contender.P1, 1.1, 1.0},
+            {"P5 multiset / P5 upsert", Contender.P5M, Contender.P5U, 0.95, 0.8},
+            {"P5 upsert TTL / P5 upsert", Contender.P5UT, Contender.P5U, 0.9, 0.9},
+            {"P5 multiset / P1", Contender.P5M, Contender.P1, Double.NaN, Double.NaN}
+        };
+        StringBuilder out = new StringBuilder();
+        out.append("\nTargets: medians of the per-round ratios (uniform keys, 100k build keys)\n");
+        out.append(
+                String.format(
+                        Locale.ROOT,
+                        "| %-26s | %-22s | %-22s | per round (heap ; RocksDB)%n",
+                        "ratio",
+                        "heap",
+                        "RocksDB"));
+        for (Object[] row : rows) {
+            Contender num = (Contender) row[1];
+            Contender den = (Contender) row[2];
+            StringBuilder cells = new StringBuilder();
+            StringBuilder rounds = new StringBuilder();
+            for (Backend backend : Backend.values()) {
+                double target = (Double) row[backend == Backend.HEAP ? 3 : 4];
+                double r = a.ratio(num, backend, den, backend);
+                String verdict =
+                        Double.isNaN(target) || Double.isNaN(r)
+                                ? ""
+                                : String.format(
+                                        Locale.ROOT,
+                                        " (>= %.2fx %s)",
+                                        target,
+                                        r >= target ? "met" : "MISSED");
+                cells.append(String.format(Locale.ROOT, " %-22s |", ratio(r) + verdict));
+                rounds.append(backend == Backend.HEAP ? "" : " ; ")
+                        .append(a.roundRatios(num, backend, den, backend));
+            }
+            out.append(String.format(Locale.ROOT, "| %-26s |", row[0]))
+                    .append(cells)
+                    .append(' ')
+                    .append(rounds)
+                    .append('\n');
+        }
+        return out.toString();
     }
 
     private static void target(
