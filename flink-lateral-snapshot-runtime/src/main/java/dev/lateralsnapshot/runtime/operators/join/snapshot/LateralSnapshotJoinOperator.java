@@ -426,6 +426,7 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
 
         if (restored) {
             checkRestoredLayout();
+            moveRestoredBuildRowsOfMapLayout();
             heldUpdateBefores.countRestored();
             if (restoredFromLoadingSubtask && ttlClock != null) {
                 // Keys loaded by a subtask that had not flipped have no TTL clock yet. They get it
@@ -510,21 +511,49 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
 
     /** Fails when the savepoint keeps the build side in the other layout than this job. */
     private void checkRestoredLayout() {
-        String other =
+        List<String> others =
                 buildSideLayout == BuildSideLayout.MULTISET
-                        ? SingleRowBuildSideState.STATE_NAME
-                        : MultisetBuildSideState.STATE_NAME;
-        if (hasKeys(other)) {
-            throw new IllegalStateException(
-                    "The LATERAL SNAPSHOT join cannot restore its build side: the savepoint keeps"
-                            + " it in state '"
-                            + other
-                            + "', but this job keeps it as "
-                            + buildSideLayout
-                            + " in state '"
-                            + buildSide.stateName()
-                            + "'. This happens when a unique key of the build input changed."
-                            + " Restore with the build input of the job that took the savepoint.");
+                        ? List.of(SingleRowBuildSideState.STATE_NAME)
+                        : List.of(
+                                MultisetBuildSideState.STATE_NAME,
+                                MultisetBuildSideState.SPILLED_STATE_NAME);
+        for (String other : others) {
+            if (hasKeys(other)) {
+                throw new IllegalStateException(
+                        "The LATERAL SNAPSHOT join cannot restore its build side: the savepoint keeps"
+                                + " it in state '"
+                                + other
+                                + "', but this job keeps it as "
+                                + buildSideLayout
+                                + " in state '"
+                                + buildSide.stateName()
+                                + "'. This happens when a unique key of the build input changed."
+                                + " Restore with the build input of the job that took the"
+                                + " savepoint.");
+            }
+        }
+    }
+
+    /**
+     * Savepoints taken before the multiset layout kept small keys inline have every key in the map
+     * only, and no list: their keys are moved into the current layout before anything reads them. A
+     * savepoint of the current layout has a list for every key with rows.
+     */
+    private void moveRestoredBuildRowsOfMapLayout() throws Exception {
+        if (!(buildSide instanceof MultisetBuildSideState)
+                || hasKeys(MultisetBuildSideState.STATE_NAME)) {
+            return;
+        }
+        List<Object> keys = keysOf(MultisetBuildSideState.SPILLED_STATE_NAME);
+        for (Object key : keys) {
+            setCurrentKey(key);
+            ((MultisetBuildSideState) buildSide).moveFromMapLayout();
+        }
+        if (!keys.isEmpty()) {
+            LOG.info(
+                    "LATERAL SNAPSHOT join moved the build rows of {} keys from the map layout of"
+                            + " its savepoint.",
+                    keys.size());
         }
     }
 

@@ -508,4 +508,47 @@ class LateralSnapshotJoinBuildSideTest extends LateralSnapshotJoinTestBase {
             assertThat(harness.takeOutput()).containsExactly(padded("o1", "A"));
         }
     }
+
+    /**
+     * A key keeps its rows inline up to a bound and in a map past it: its rows are the same on
+     * either side of the bound, going up and coming back down, equal rows included.
+     */
+    @TestTemplate
+    void keyWithMoreRowsThanFitInlineJoinsEveryRowOnBothSidesOfTheBound() throws Exception {
+        int rows = MultisetBuildSideState.MAX_INLINE_ROWS + 2;
+        try (JoinHarness harness = harness(join().leftOuterJoin())) {
+            harness.open();
+            harness.processElement2(insert("A", 0, 10));
+            harness.processElement2(insert("A", 0, 10));
+            for (int rate = 1; rate < rows - 1; rate++) {
+                harness.processElement2(insert("A", rate, 10));
+            }
+            harness.processWatermark2(watermark(LOAD_COMPLETED_TIME));
+            harness.processElement1(probe("o1", "A"));
+            assertThat(harness.takeOutput()).hasSize(rows);
+
+            harness.processElement2(insert("A", rows, 110));
+            harness.processElement2(delete("A", 0, 10));
+            harness.processWatermark2(watermark(110));
+            harness.processElement1(probe("o2", "A"));
+            List<String> spilled = harness.takeOutput();
+            assertThat(spilled).hasSize(rows).contains(joined("o2", "A", rows, 110));
+            assertThat(spilled).containsOnlyOnce(joined("o2", "A", 0, 10));
+
+            for (int rate = 0; rate < rows - 1; rate++) {
+                harness.processElement2(delete("A", rate, 10));
+            }
+            harness.processElement1(probe("o3", "A"));
+            assertThat(harness.takeOutput()).containsExactly(joined("o3", "A", rows, 110));
+
+            harness.processElement2(delete("A", rows, 110));
+            harness.processElement1(probe("o4", "A"));
+            harness.processElement2(insert("A", 7, 120));
+            harness.processWatermark2(watermark(120));
+            harness.processElement1(probe("o5", "A"));
+            assertThat(harness.takeOutput())
+                    .containsExactly(padded("o4", "A"), joined("o5", "A", 7, 120));
+            assertThat(harness.counter("numUnmatchedBuildRetractions")).isZero();
+        }
+    }
 }

@@ -15,6 +15,9 @@
 package dev.lateralsnapshot.runtime.operators.join.snapshot;
 
 import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.api.common.state.MapStateDescriptor;
+import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.base.EnumSerializer;
 import org.apache.flink.api.common.typeutils.base.IntSerializer;
@@ -42,6 +45,7 @@ import org.apache.flink.streaming.api.operators.TwoInputStreamOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedTwoInputStreamOperatorTestHarness;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.types.logical.RowType;
 
@@ -124,6 +128,7 @@ class LateralSnapshotJoinStateLayoutTest extends LateralSnapshotJoinTestBase {
                         "pending-build-changes",
                         "held-update-before",
                         "held-update-before-times",
+                        "build-row-list",
                         "build-rows",
                         "last-probe-access",
                         "_timer_state/event_build-change-timers",
@@ -151,6 +156,12 @@ class LateralSnapshotJoinStateLayoutTest extends LateralSnapshotJoinTestBase {
                 "MAP",
                 VoidNamespaceSerializer.INSTANCE,
                 new MapSerializer<>(LongSerializer.INSTANCE, LongSerializer.INSTANCE));
+        // A key's rows inline, or the marker of a key spilled into the map below.
+        assertKeyedState(
+                keyedState.get("build-row-list"),
+                "LIST",
+                VoidNamespaceSerializer.INSTANCE,
+                new ListSerializer<>(BUILD_ROW_SERIALIZER));
         assertKeyedState(
                 keyedState.get("build-rows"),
                 "MAP",
@@ -203,8 +214,88 @@ class LateralSnapshotJoinStateLayoutTest extends LateralSnapshotJoinTestBase {
             assertThatThrownBy(harness::open)
                     .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining(
-                            "the savepoint keeps it in state 'build-rows', but this job keeps it"
+                            "the savepoint keeps it in state 'build-row-list', but this job keeps it"
                                     + " as ONE_ROW_PER_KEY in state 'build-row'");
+        }
+    }
+
+    /**
+     * Savepoints of the earlier multiset layout kept every key's rows in the map only: a restore
+     * moves them into the current layout, inline or, past the bound, spilled.
+     */
+    @TestTemplate
+    void restoresBuildRowsKeptInTheMapOnly() throws Exception {
+        int manyRows = MultisetBuildSideState.MAX_INLINE_ROWS + 1;
+        OperatorSubtaskState snapshot;
+        JoinSpec spec = join();
+        try (KeyedTwoInputStreamOperatorTestHarness<RowData, RowData, RowData, RowData> harness =
+                new KeyedTwoInputStreamOperatorTestHarness<>(
+                        new MapLayoutStandIn(),
+                        spec.probeKeySelector(),
+                        spec.buildKeySelector(),
+                        spec.probeKeySelector().getProducedType(),
+                        MAX_PARALLELISM,
+                        1,
+                        0)) {
+            harness.setStateBackend(createStateBackend());
+            harness.setup();
+            harness.open();
+            harness.processElement2(insert("A", 1, 10));
+            harness.processElement2(insert("A", 1, 10));
+            harness.processElement2(insert("B", 2, 10));
+            for (int rate = 0; rate < manyRows; rate++) {
+                harness.processElement2(insert("C", rate, 10));
+            }
+            snapshot = harness.snapshot(1L, 1L);
+        }
+
+        try (JoinHarness harness = harness(join())) {
+            harness.initializeState(snapshot);
+            harness.open();
+            harness.processWatermark2(watermark(LOAD_COMPLETED_TIME));
+            harness.processElement2(delete("B", 2, 10));
+            harness.processElement1(probe("o1", "A"));
+            harness.processElement1(probe("o2", "B"));
+            harness.processElement1(probe("o3", "C"));
+
+            List<String> output = harness.takeOutput();
+            assertThat(output)
+                    .hasSize(2 + manyRows)
+                    .startsWith(joined("o1", "A", 1, 10), joined("o1", "A", 1, 10))
+                    .doesNotContain(joined("o2", "B", 2, 10))
+                    .contains(joined("o3", "C", 0, 10), joined("o3", "C", manyRows - 1, 10));
+            assertThat(harness.counter("numUnmatchedBuildRetractions")).isZero();
+        }
+    }
+
+    /**
+     * Keeps build rows as the earlier multiset layout did, row to count in a map, and nothing else.
+     */
+    private static final class MapLayoutStandIn extends AbstractStreamOperator<RowData>
+            implements TwoInputStreamOperator<RowData, RowData, RowData> {
+        private static final long serialVersionUID = 1L;
+
+        private transient MapState<RowData, Integer> rows;
+
+        @Override
+        public void open() throws Exception {
+            super.open();
+            rows =
+                    getKeyedStateStore()
+                            .getMapState(
+                                    new MapStateDescriptor<>(
+                                            "build-rows",
+                                            InternalTypeInfo.of(BUILD_TYPE),
+                                            Types.INT));
+        }
+
+        @Override
+        public void processElement1(StreamRecord<RowData> element) {}
+
+        @Override
+        public void processElement2(StreamRecord<RowData> element) throws Exception {
+            Integer count = rows.get(element.getValue());
+            rows.put(element.getValue(), count == null ? 1 : count + 1);
         }
     }
 
