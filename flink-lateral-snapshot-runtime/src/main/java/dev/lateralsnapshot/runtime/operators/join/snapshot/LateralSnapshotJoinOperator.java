@@ -391,7 +391,8 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
             ttlClock.open(
                     store,
                     getInternalTimerService(
-                            STATE_TTL_TIMERS, VoidNamespaceSerializer.INSTANCE, new TtlTrigger()));
+                            STATE_TTL_TIMERS, VoidNamespaceSerializer.INSTANCE, new TtlTrigger()),
+                    this);
         }
 
         if (generatedCondition != null) {

@@ -21,7 +21,11 @@ import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.streaming.api.operators.InternalTimerService;
+import org.apache.flink.streaming.api.operators.KeyContext;
 import org.apache.flink.streaming.runtime.tasks.ProcessingTimeService;
+
+import java.util.HashSet;
+import java.util.Set;
 
 /**
  * The clock of the state TTL and, per build key, the time of the last access to it: by a probe row
@@ -33,19 +37,29 @@ import org.apache.flink.streaming.runtime.tasks.ProcessingTimeService;
  * reading the restored snapshot took, so that a stop longer than the TTL, with no probe row to
  * touch any key, does not evict the whole build side at the restore.
  *
- * <p>An access is written only when it is later than the time already kept, and then as its time
- * plus a tenth of the TTL: a key that every probe row touches is written at most once per tenth of
- * the TTL rather than once per row, and the kept time is never before the last access. A key is
- * thus evicted between the TTL and 1.1 times the TTL after its last access, never earlier. The
- * state keeps the name it had when only probe rows refreshed a key.
+ * <p>Time is cut into windows of a tenth of the TTL. An access makes the kept time at least the end
+ * of its window, written only when the kept time is earlier: a key that every probe row touches is
+ * written at most once per window rather than once per row, and the kept time is never before the
+ * last access. A key is thus evicted between the TTL and 1.1 times the TTL after its last access,
+ * never earlier. The state keeps the name it had when only probe rows refreshed a key.
+ *
+ * <p>Once a key's kept time covers the current window, further accesses in that window change
+ * nothing; the clock remembers such keys, up to {@link #MAX_REFRESHED_KEYS} per window, so that an
+ * access to one of them reads no state (a second state read per probe row, a RocksDB {@code get},
+ * was most of what a TTL cost). The keys are forgotten when the window ends; keys past the bound
+ * read their kept time as before. A key that expires or starts its clock is never among them: its
+ * kept time is at least a TTL before now, where a refreshed key's reaches past the window.
  */
 final class StateTtlClock {
 
     static final String CLOCK_STATE = "state-ttl-clock";
     static final String LAST_PROBE_ACCESS_STATE = "last-probe-access";
 
-    /** The kept time of an access runs ahead of it by the TTL divided by this. */
+    /** The windows of the kept access times are the TTL divided by this. */
     static final long ACCESS_PRECISION_DIVISOR = 10;
+
+    /** At most this many keys are remembered as refreshed for the current window. */
+    static final int MAX_REFRESHED_KEYS = 1 << 16;
 
     private final long ttl;
     private final long accessPrecision;
@@ -59,6 +73,13 @@ final class StateTtlClock {
     private ValueState<Long> lastAccess;
 
     private InternalTimerService<VoidNamespace> timers;
+
+    private KeyContext keys;
+
+    /** Keys whose kept time reaches the end of {@link #refreshedWindow}. */
+    private final Set<Object> refreshedKeys = new HashSet<>();
+
+    private long refreshedWindow = Long.MIN_VALUE;
 
     /** Called from the operator's {@code initializeState}, where the operator state is. */
     StateTtlClock(long ttl, OperatorStateStore operatorState, ProcessingTimeService processingTime)
@@ -74,11 +95,15 @@ final class StateTtlClock {
                         : processingTime.getCurrentProcessingTime() - latestReading;
     }
 
-    /** Called from the operator's {@code open}, with the timers whose firing calls expire. */
-    void open(KeyedStateStore store, InternalTimerService<VoidNamespace> timers) {
+    /**
+     * Called from the operator's {@code open}, with the timers whose firing calls expire and the
+     * operator, which knows the current key.
+     */
+    void open(KeyedStateStore store, InternalTimerService<VoidNamespace> timers, KeyContext keys) {
         this.lastAccess =
                 store.getState(new ValueStateDescriptor<>(LAST_PROBE_ACCESS_STATE, Types.LONG));
         this.timers = timers;
+        this.keys = keys;
     }
 
     void snapshotState() throws Exception {
@@ -102,13 +127,34 @@ final class StateTtlClock {
      * already set sees the later access.
      */
     void touch() throws Exception {
+        long now = now();
+        if (accessPrecision == 0) {
+            // A TTL under ten milliseconds has no windows: every later access is written.
+            Long kept = lastAccess.value();
+            if (kept != null && now > kept) {
+                lastAccess.update(now);
+            }
+            return;
+        }
+        long window = Math.floorDiv(now, accessPrecision);
+        if (window != refreshedWindow) {
+            refreshedKeys.clear();
+            refreshedWindow = window;
+        }
+        Object key = keys.getCurrentKey();
+        if (refreshedKeys.contains(key)) {
+            return;
+        }
         Long kept = lastAccess.value();
         if (kept == null) {
             return;
         }
-        long now = now();
-        if (now > kept) {
-            lastAccess.update(now + accessPrecision);
+        long windowEnd = (window + 1) * accessPrecision;
+        if (kept < windowEnd) {
+            lastAccess.update(windowEnd);
+        }
+        if (refreshedKeys.size() < MAX_REFRESHED_KEYS) {
+            refreshedKeys.add(key);
         }
     }
 

@@ -165,13 +165,14 @@ class LateralSnapshotJoinStateTtlTest extends LateralSnapshotJoinTestBase {
             harness.setProcessingTime(6000);
             assertThat(harness.counter("numStateTtlEvictions")).isEqualTo(1L);
 
-            // Inserted again after its eviction, the key gets a new clock.
+            // Inserted again after its eviction, the key gets a new clock; the probe row at 6000
+            // is kept as the end of its window, 6100.
             harness.processElement2(insert("C", 5, 170));
             harness.processWatermark2(watermark(170));
             harness.processElement1(probe("o1", "C"));
-            harness.setProcessingTime(6999);
+            harness.setProcessingTime(7099);
             assertThat(harness.counter("numStateTtlEvictions")).isEqualTo(1L);
-            harness.setProcessingTime(7000);
+            harness.setProcessingTime(7100);
             assertThat(harness.counter("numStateTtlEvictions")).isEqualTo(2L);
             assertThat(harness.takeOutput()).containsExactly(joined("o1", "C", 5, 170));
         }
@@ -240,17 +241,22 @@ class LateralSnapshotJoinStateTtlTest extends LateralSnapshotJoinTestBase {
             harness.processWatermark2(watermark(LOAD_COMPLETED_TIME));
             assertThat(keptAccess(harness, "A")).isZero();
 
-            // The first access after the kept time is written, a tenth of the TTL ahead; the
-            // accesses up to that time are not written at all.
-            for (long now = 10; now <= 110; now += 10) {
+            // Windows of a tenth of the TTL: the first access of a window writes the window's
+            // end; the other accesses of the window are not written at all.
+            long window = TTL / 10;
+            for (long now = 10; now <= 2 * window + 10; now += 10) {
                 harness.setProcessingTime(now);
                 harness.processElement1(probe("o" + now, "A"));
-                assertThat(keptAccess(harness, "A")).isEqualTo(110L);
+                assertThat(keptAccess(harness, "A")).isEqualTo((now / window + 1) * window);
             }
-            harness.setProcessingTime(111);
+            // A build change refreshes the key as a probe row does.
+            harness.setProcessingTime(3 * window);
             harness.processElement2(insert("A", 2, 200));
-            assertThat(keptAccess(harness, "A")).isEqualTo(211L);
-            assertThat(harness.takeOutput()).hasSize(11);
+            assertThat(keptAccess(harness, "A")).isEqualTo(4 * window);
+            harness.setProcessingTime(3 * window + 10);
+            harness.processElement2(insert("A", 3, 200));
+            assertThat(keptAccess(harness, "A")).isEqualTo(4 * window);
+            assertThat(harness.takeOutput()).hasSize(21);
         }
     }
 
@@ -262,13 +268,13 @@ class LateralSnapshotJoinStateTtlTest extends LateralSnapshotJoinTestBase {
             harness.processWatermark2(watermark(LOAD_COMPLETED_TIME));
             harness.setProcessingTime(10);
             harness.processElement1(probe("o1", "A"));
-            // Not written, but covered by the time kept at 10.
-            harness.setProcessingTime(110);
+            // Not written, but covered by the end of the window kept at 10.
+            harness.setProcessingTime(99);
             harness.processElement1(probe("o2", "A"));
 
-            harness.setProcessingTime(110 + TTL - 1);
+            harness.setProcessingTime(99 + TTL - 1);
             assertThat(harness.counter("numStateTtlEvictions")).isZero();
-            harness.setProcessingTime(110 + TTL);
+            harness.setProcessingTime(100 + TTL);
             assertThat(harness.counter("numStateTtlEvictions")).isEqualTo(1L);
         }
     }
