@@ -291,7 +291,12 @@ public final class EnrichmentBenchmark {
         if (settings.writeDocs) {
             Report.write(settings, Report.readMeta(settings.workDir), results);
         }
-        System.out.print(Report.targetRatios(results));
+        String ratios = Report.targetRatios(results);
+        if (!ratios.isEmpty()) {
+            System.out.println();
+            System.out.println("Target ratios (uniform keys, 100k build keys):");
+            System.out.print(ratios);
+        }
         System.out.printf("Done in %.1f min.%n", meta.duration.toSeconds() / 60.0);
         System.exit(0);
     }

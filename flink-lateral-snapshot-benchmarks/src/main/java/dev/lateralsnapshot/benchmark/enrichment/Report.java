@@ -672,6 +672,12 @@ final class Report {
         }
 
         targets(md, a, d, e);
+        String ratios = targetRatios(results);
+        if (!ratios.isEmpty()) {
+            md.append("Between the P5 variants and P1 (uniform keys, 100k build keys):\n\n")
+                    .append(ratios)
+                    .append('\n');
+        }
 
         md.append("## Every run\n\n");
         md.append(
@@ -857,8 +863,9 @@ final class Report {
     }
 
     /**
-     * The ratios of the throughput targets (uniform keys, 100k build keys), medians of the
-     * per-round ratios, as a table for the console; empty when the run has none of them.
+     * The ratios between P1 and the P5 variants that the throughput targets set (uniform keys, 100k
+     * build keys): medians of the per-round ratios, as a markdown table, with the ratio of every
+     * round; empty when the results have none of group A.
      */
     static String targetRatios(List<RunResult> results) {
         Cells a = new Cells(results, "uniform-100k", Mode.THROUGHPUT);
@@ -871,42 +878,29 @@ final class Report {
             {"P5 upsert TTL / P5 upsert", Contender.P5UT, Contender.P5U, 0.9, 0.9},
             {"P5 multiset / P1", Contender.P5M, Contender.P1, Double.NaN, Double.NaN}
         };
-        StringBuilder out = new StringBuilder();
-        out.append("\nTargets: medians of the per-round ratios (uniform keys, 100k build keys)\n");
-        out.append(
-                String.format(
-                        Locale.ROOT,
-                        "| %-26s | %-22s | %-22s | per round (heap ; RocksDB)%n",
-                        "ratio",
-                        "heap",
-                        "RocksDB"));
+        StringBuilder md = new StringBuilder();
+        md.append("| ratio (median of the rounds) | heap | RocksDB | heap, per round |")
+                .append(" RocksDB, per round |\n|---|---|---|---|---|\n");
         for (Object[] row : rows) {
             Contender num = (Contender) row[1];
             Contender den = (Contender) row[2];
-            StringBuilder cells = new StringBuilder();
-            StringBuilder rounds = new StringBuilder();
+            md.append("| ").append(row[0]).append(" |");
             for (Backend backend : Backend.values()) {
                 double target = (Double) row[backend == Backend.HEAP ? 3 : 4];
                 double r = a.ratio(num, backend, den, backend);
-                String verdict =
-                        Double.isNaN(target) || Double.isNaN(r)
-                                ? ""
-                                : String.format(
-                                        Locale.ROOT,
-                                        " (>= %.2fx %s)",
-                                        target,
-                                        r >= target ? "met" : "MISSED");
-                cells.append(String.format(Locale.ROOT, " %-22s |", ratio(r) + verdict));
-                rounds.append(backend == Backend.HEAP ? "" : " ; ")
-                        .append(a.roundRatios(num, backend, den, backend));
+                md.append(' ').append(ratio(r));
+                if (!Double.isNaN(target) && !Double.isNaN(r)) {
+                    md.append(String.format(Locale.ROOT, " (target %.2fx: ", target))
+                            .append(r >= target ? "met)" : "**missed**)");
+                }
+                md.append(" |");
             }
-            out.append(String.format(Locale.ROOT, "| %-26s |", row[0]))
-                    .append(cells)
-                    .append(' ')
-                    .append(rounds)
-                    .append('\n');
+            for (Backend backend : Backend.values()) {
+                md.append(' ').append(a.roundRatios(num, backend, den, backend)).append(" |");
+            }
+            md.append('\n');
         }
-        return out.toString();
+        return md.toString();
     }
 
     private static void target(
