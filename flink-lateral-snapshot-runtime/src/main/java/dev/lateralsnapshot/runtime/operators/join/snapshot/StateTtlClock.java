@@ -47,8 +47,9 @@ import java.util.Set;
  * nothing; the clock remembers such keys, up to {@link #MAX_REFRESHED_KEYS} per window, so that an
  * access to one of them reads no state (a second state read per probe row, a RocksDB {@code get},
  * was most of what a TTL cost). The keys are forgotten when the window ends; keys past the bound
- * read their kept time as before. A key that expires or starts its clock is never among them: its
- * kept time is at least a TTL before now, where a refreshed key's reaches past the window.
+ * read their kept time as before. A key that expires is never among them: its kept time is a TTL or
+ * more before now, where a refreshed key's reaches past the window. Nor is a key that starts its
+ * clock: it does so only without a clock, or at the flip, before any access.
  */
 final class StateTtlClock {
 
