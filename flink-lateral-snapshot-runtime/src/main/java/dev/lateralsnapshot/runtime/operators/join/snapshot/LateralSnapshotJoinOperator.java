@@ -14,6 +14,7 @@
 
 package dev.lateralsnapshot.runtime.operators.join.snapshot;
 
+import org.apache.flink.annotation.VisibleForTesting;
 import org.apache.flink.api.common.functions.DefaultOpenContext;
 import org.apache.flink.api.common.state.KeyedStateStore;
 import org.apache.flink.api.common.state.ListStateDescriptor;
@@ -189,6 +190,9 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
     private final long loadCompletedIdleTimeout;
     private final long stateTtl;
 
+    /** The time budget of a drain slice; see {@link #setDrainSliceNanos}. */
+    private long drainSliceNanos = DRAIN_SLICE_NANOS;
+
     // ---- state ----
 
     private transient UnionPhaseState phaseState;
@@ -316,6 +320,16 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
             }
         }
         return Arrays.copyOf(positions, n);
+    }
+
+    /**
+     * Sets the time budget of a slice of the drain at the flip. Tests use it so that where a slice
+     * ends does not depend on the speed of the machine (see {@code LateralSnapshotJoinDrainTest}).
+     */
+    @VisibleForTesting
+    void setDrainSliceNanos(long nanos) {
+        checkArgument(nanos >= 0, "The drain slice time must not be negative.");
+        this.drainSliceNanos = nanos;
     }
 
     // ---- lifecycle ----
@@ -614,7 +628,7 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
             // finish() joined the rest.
             return;
         }
-        if (drain(DRAIN_SLICE_ROWS, DRAIN_SLICE_NANOS)) {
+        if (drain(DRAIN_SLICE_ROWS, drainSliceNanos)) {
             finishDrain();
         } else {
             // A timer due now fires through the mailbox after the input it has queued meanwhile.

@@ -41,6 +41,30 @@ class LateralSnapshotJoinDrainTest extends LateralSnapshotJoinTestBase {
     private static final String[] KEYS = {"A", "B"};
 
     @TestTemplate
+    void sliceEndsWhenItsTimeIsSpentAfterOneRowAtLeast() throws Exception {
+        try (JoinHarness harness = harness(join())) {
+            // No time at all: every slice joins the one row it must, then hands over.
+            harness.operator().setDrainSliceNanos(0);
+            harness.open();
+            harness.processElement2(insert("A", 1, 10));
+            for (int i = 0; i < 3; i++) {
+                harness.processElement1(probe("A" + i, "A"));
+            }
+            harness.processWatermark1(watermark(7));
+
+            harness.processWatermark2(watermark(LOAD_COMPLETED_TIME));
+            assertThat(harness.takeOutput()).containsExactly(joined("A0", "A", 1, 10));
+            List<String> rest = new ArrayList<>();
+            for (long time = 1; time <= 3 && !rest.contains("WM(7)"); time++) {
+                harness.setProcessingTime(time);
+                rest.addAll(harness.takeOutput());
+            }
+            assertThat(rest)
+                    .containsExactly(joined("A1", "A", 1, 10), joined("A2", "A", 1, 10), "WM(7)");
+        }
+    }
+
+    @TestTemplate
     void drainsInSlicesAndReleasesProbeWatermarkAfterLastRow() throws Exception {
         try (JoinHarness harness = harness(join())) {
             harness.open();

@@ -326,6 +326,9 @@ abstract class LateralSnapshotJoinTestBase {
                     loadCompletedTime,
                     loadCompletedIdleTimeout,
                     stateTtl);
+            // A slice cut by time ends wherever the machine happens to be slow, so the tests
+            // cut slices by rows only; LateralSnapshotJoinDrainTest sets a time budget itself.
+            setDrainSliceNanos(Long.MAX_VALUE);
         }
 
         @Override
@@ -383,6 +386,10 @@ abstract class LateralSnapshotJoinTestBase {
         @Override
         public InterceptingOperatorMetricGroup metrics() {
             return operator.metrics;
+        }
+
+        MetricsExposingOperator operator() {
+            return operator;
         }
 
         /** Everything emitted since the last call, as text, in order. */
