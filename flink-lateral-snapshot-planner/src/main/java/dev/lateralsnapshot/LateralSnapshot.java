@@ -26,6 +26,7 @@ import dev.lateralsnapshot.planner.internal.TableEnvironments;
 import dev.lateralsnapshot.planner.module.LateralSnapshotModule;
 import dev.lateralsnapshot.planner.operations.LateralSnapshotPlanner;
 import dev.lateralsnapshot.planner.parse.LateralSnapshotParserFactory;
+import dev.lateralsnapshot.planner.plan.nodes.exec.stream.StreamExecLateralSnapshotBroadcastJoin;
 import dev.lateralsnapshot.planner.plan.nodes.exec.stream.StreamExecLateralSnapshotJoin;
 import dev.lateralsnapshot.planner.plan.nodes.exec.stream.StreamExecLateralSnapshotJoinLaterVersions;
 import dev.lateralsnapshot.planner.plan.optimize.LateralSnapshotPrograms;
@@ -153,14 +154,15 @@ public final class LateralSnapshot {
      * <p>Other settings of an installed planner configuration (operator tables, the SQL-to-rel
      * configuration) are kept; its parser configuration and optimizer programs are replaced.
      *
-     * <p>It also lists the join's exec node among Flink's, once for all environments of the
+     * <p>It also lists the join's exec nodes among Flink's, once for all environments of the
      * planner's class loader, so that compiled plans with the join can be loaded
      * (docs/operations.md, "Compiled plans").
      */
     public static void install(TableConfig config) {
         ExecNodeRegistry.register(
                 StreamExecLateralSnapshotJoin.class,
-                StreamExecLateralSnapshotJoinLaterVersions.class);
+                StreamExecLateralSnapshotJoinLaterVersions.class,
+                StreamExecLateralSnapshotBroadcastJoin.class);
         if (isInstalled(config)) {
             return;
         }

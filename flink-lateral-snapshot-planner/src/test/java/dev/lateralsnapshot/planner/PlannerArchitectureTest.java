@@ -14,6 +14,8 @@
 
 package dev.lateralsnapshot.planner;
 
+import dev.lateralsnapshot.LateralSnapshotOptions;
+
 import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
@@ -24,8 +26,11 @@ import org.junit.jupiter.api.Test;
 import java.util.List;
 import java.util.stream.Collectors;
 
+import static com.tngtech.archunit.base.DescribedPredicate.not;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.belongTo;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideOutsideOfPackage;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.type;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
@@ -141,7 +146,11 @@ class PlannerArchitectureTest {
         layeredArchitecture()
                 .consideringOnlyDependenciesInLayers()
                 .layer("Entry point")
-                .definedBy("dev.lateralsnapshot")
+                .definedBy(
+                        resideInAPackage("dev.lateralsnapshot")
+                                .and(not(belongTo(type(LateralSnapshotOptions.class)))))
+                .layer("Options")
+                .definedBy(belongTo(type(LateralSnapshotOptions.class)))
                 .layer("Planner factory")
                 .definedBy("dev.lateralsnapshot.planner.delegation..")
                 .layer("Table API operations")
@@ -170,6 +179,9 @@ class PlannerArchitectureTest {
                 .mayNotBeAccessedByAnyLayer()
                 .whereLayer("Entry point")
                 .mayOnlyBeAccessedByLayers("Planner factory")
+                // Read where statements are planned.
+                .whereLayer("Options")
+                .mayOnlyBeAccessedByLayers("Programs", "Rules", "Physical nodes")
                 .whereLayer("Table API operations")
                 .mayOnlyBeAccessedByLayers("Entry point", "Planner factory")
                 .whereLayer("Module")

@@ -14,6 +14,7 @@
 
 package dev.lateralsnapshot.planner.plan.optimize;
 
+import dev.lateralsnapshot.LateralSnapshotOptions;
 import dev.lateralsnapshot.planner.internal.FilterPushDownRules;
 import dev.lateralsnapshot.planner.internal.OptimizerPrograms;
 import dev.lateralsnapshot.planner.plan.nodes.logical.FlinkLogicalLateralSnapshotJoin;
@@ -76,6 +77,12 @@ public final class LateralSnapshotPrograms {
         return OptimizerPrograms.streamProgram(
                 config,
                 capture(
+                        // An invalid value fails here, with the option's own message, rather
+                        // than inside the physical rule, where the planner would wrap it.
+                        () -> {
+                            LateralSnapshotOptions.buildDistribution(config);
+                            LateralSnapshotOptions.broadcastBuildRowsWarningThreshold(config);
+                        },
                         streamPushDownRules(),
                         // The filter variants first, so that the WHERE clause of a cross join
                         // becomes the join condition.
@@ -109,6 +116,8 @@ public final class LateralSnapshotPrograms {
         return OptimizerPrograms.batchProgram(
                 config,
                 capture(
+                        // The build distribution does not apply to batch.
+                        () -> {},
                         // Batch plans a regular join, which Flink's own push-down handles.
                         RuleSets.ofList(),
                         RuleSets.ofList(
@@ -117,19 +126,21 @@ public final class LateralSnapshotPrograms {
     }
 
     /**
-     * Applies the preparing rules until none matches, then the capture rules once each, bottom-up,
-     * then rejects any {@code SNAPSHOT} scan they did not consume. A plan without a {@code
-     * SNAPSHOT} scan, which none of the rules would change, is returned as it is, so that ordinary
-     * queries do not pay for the two rule passes.
+     * Checks the options, applies the preparing rules until none matches, then the capture rules
+     * once each, bottom-up, then rejects any {@code SNAPSHOT} scan they did not consume. A plan
+     * without a {@code SNAPSHOT} scan, which none of the rules would change, is returned as it is,
+     * so that ordinary queries do not pay for the two rule passes, nor fail on an option they do
+     * not use.
      */
     private static <OC extends FlinkOptimizeContext> FlinkOptimizeProgram<OC> capture(
-            RuleSet prepareRules, RuleSet rules) {
+            Runnable checkOptions, RuleSet prepareRules, RuleSet rules) {
         FlinkOptimizeProgram<OC> prepare = OptimizerPrograms.hepProgram(prepareRules, false);
         FlinkOptimizeProgram<OC> rewrite = OptimizerPrograms.hepProgram(rules, true);
         return (root, context) -> {
             if (!SnapshotScans.containsSnapshotScan(root)) {
                 return root;
             }
+            checkOptions.run();
             RelNode captured = rewrite.optimize(prepare.optimize(root, context), context);
             SnapshotScans.rejectRemainingSnapshotScans(captured);
             return captured;

@@ -60,7 +60,8 @@ import static org.apache.flink.util.Preconditions.checkNotNull;
  * LateralSnapshotJoinOperator}: input 1 is the probe side, input 2 the build side, both keyed by
  * the equality keys of the join condition. Without equality keys both inputs arrive on one subtask
  * (the physical node asks for singleton exchanges) and the operator is keyed by the empty key, at
- * parallelism 1.
+ * parallelism 1. {@link StreamExecLateralSnapshotBroadcastJoin} translates the same join with a
+ * broadcast build side.
  *
  * <h2>Compiled plans</h2>
  *
@@ -167,9 +168,38 @@ public class StreamExecLateralSnapshotJoin extends ExecNodeBase<RowData>
             RowType outputType,
             String description) {
         this(
-                ExecNodeContexts.newNodeId(),
                 TYPE,
-                // The node consumes no option: its arguments are folded at planning.
+                joinSpec,
+                buildSideLayout,
+                buildTimeIndex,
+                loadCompletedTime,
+                loadCompletedTimeGiven,
+                loadCompletedIdleTimeout,
+                stateTtl,
+                probeInputProperty,
+                buildInputProperty,
+                outputType,
+                description);
+    }
+
+    /** The node of a planned join, of the given {@code <name>_<version>} type. */
+    protected StreamExecLateralSnapshotJoin(
+            String type,
+            JoinSpec joinSpec,
+            BuildSideLayout buildSideLayout,
+            int buildTimeIndex,
+            long loadCompletedTime,
+            boolean loadCompletedTimeGiven,
+            long loadCompletedIdleTimeout,
+            long stateTtl,
+            InputProperty probeInputProperty,
+            InputProperty buildInputProperty,
+            RowType outputType,
+            String description) {
+        this(
+                ExecNodeContexts.newNodeId(),
+                type,
+                // The node consumes no option: its arguments and options are folded at planning.
                 new Configuration(),
                 joinSpec,
                 buildTimeIndex,
@@ -263,6 +293,41 @@ public class StreamExecLateralSnapshotJoin extends ExecNodeBase<RowData>
         return rightTimeAttributeIndex;
     }
 
+    @JsonIgnore
+    protected JoinSpec getJoinSpec() {
+        return joinSpec;
+    }
+
+    /** Epoch millis. */
+    @JsonIgnore
+    protected long getLoadCompletedTime() {
+        return loadCompletedTime;
+    }
+
+    /** Millis, 0 for none. */
+    @JsonIgnore
+    protected long getLoadCompletedIdleTimeout() {
+        return loadCompletedIdleTimeoutMs == null ? 0 : loadCompletedIdleTimeoutMs;
+    }
+
+    /** Millis, 0 to keep build keys forever. */
+    @JsonIgnore
+    protected long getStateTtl() {
+        return stateTtlMs == null ? 0 : stateTtlMs;
+    }
+
+    /**
+     * The non-equality part of the condition; null when there is none, which the operator skips.
+     */
+    @Nullable
+    protected GeneratedJoinCondition generateNonEquiCondition(
+            ExecNodeConfig config, ClassLoader classLoader, RowType probeType, RowType buildType) {
+        return joinSpec.getNonEquiCondition().isPresent()
+                ? JoinUtil.generateConditionFunction(
+                        config, classLoader, joinSpec, probeType, buildType)
+                : null;
+    }
+
     @Override
     @SuppressWarnings("unchecked")
     protected Transformation<RowData> translateToPlanInternal(
@@ -273,12 +338,8 @@ public class StreamExecLateralSnapshotJoin extends ExecNodeBase<RowData>
         RowType buildType = (RowType) buildEdge.getOutputType();
         ClassLoader classLoader = planner.getFlinkContext().getClassLoader();
 
-        // The operator skips the condition altogether when only equality conjuncts exist.
         GeneratedJoinCondition nonEquiCondition =
-                joinSpec.getNonEquiCondition().isPresent()
-                        ? JoinUtil.generateConditionFunction(
-                                config, classLoader, joinSpec, probeType, buildType)
-                        : null;
+                generateNonEquiCondition(config, classLoader, probeType, buildType);
         LateralSnapshotJoinOperator operator =
                 new LateralSnapshotJoinOperator(
                         InternalTypeInfo.of(probeType),
@@ -291,8 +352,8 @@ public class StreamExecLateralSnapshotJoin extends ExecNodeBase<RowData>
                         LogicalTypeChecks.getPrecision(
                                 buildType.getTypeAt(rightTimeAttributeIndex)),
                         loadCompletedTime,
-                        loadCompletedIdleTimeoutMs == null ? 0 : loadCompletedIdleTimeoutMs,
-                        stateTtlMs == null ? 0 : stateTtlMs);
+                        getLoadCompletedIdleTimeout(),
+                        getStateTtl());
 
         Transformation<RowData> probeTransform =
                 (Transformation<RowData>) probeEdge.translateToPlan(planner);

@@ -14,9 +14,12 @@
 
 package dev.lateralsnapshot.planner.plan.nodes.physical.stream;
 
+import dev.lateralsnapshot.LateralSnapshotOptions;
+import dev.lateralsnapshot.LateralSnapshotOptions.BuildDistribution;
 import dev.lateralsnapshot.planner.functions.SnapshotArguments;
 import dev.lateralsnapshot.planner.internal.ChangelogModes;
 import dev.lateralsnapshot.planner.internal.TemporalJoinDisguise;
+import dev.lateralsnapshot.planner.plan.nodes.exec.stream.StreamExecLateralSnapshotBroadcastJoin;
 import dev.lateralsnapshot.planner.plan.nodes.exec.stream.StreamExecLateralSnapshotJoin;
 import dev.lateralsnapshot.runtime.operators.join.snapshot.BuildSideLayout;
 
@@ -27,6 +30,7 @@ import org.apache.flink.table.planner.plan.metadata.FlinkRelMetadataQuery;
 import org.apache.flink.table.planner.plan.nodes.exec.ExecNode;
 import org.apache.flink.table.planner.plan.nodes.exec.InputProperty;
 import org.apache.flink.table.planner.plan.nodes.exec.spec.JoinSpec;
+import org.apache.flink.table.planner.utils.ShortcutUtils;
 import org.apache.flink.types.RowKind;
 
 import org.apache.calcite.plan.RelOptCluster;
@@ -54,10 +58,17 @@ import java.util.Set;
  *
  * <p>The node decides how the operator keeps the build side ({@link BuildSideLayout}) from the
  * changelog mode and the upsert keys its build input ends up with.
+ *
+ * <p>With the {@link BuildDistribution#BROADCAST broadcast} build distribution EXPLAIN adds {@code
+ * distribution=[broadcast]}, the inputs have no exchange, and the node translates to {@link
+ * StreamExecLateralSnapshotBroadcastJoin}, which broadcasts the build input; with the default
+ * {@code hash} it prints and translates as it always has.
  */
 public class StreamPhysicalLateralSnapshotJoin extends TemporalJoinDisguise {
 
     private final SnapshotArguments arguments;
+
+    private final BuildDistribution buildDistribution;
 
     public StreamPhysicalLateralSnapshotJoin(
             RelOptCluster cluster,
@@ -66,13 +77,19 @@ public class StreamPhysicalLateralSnapshotJoin extends TemporalJoinDisguise {
             RelNode build,
             RexNode condition,
             JoinRelType joinType,
-            SnapshotArguments arguments) {
+            SnapshotArguments arguments,
+            BuildDistribution buildDistribution) {
         super(cluster, traitSet, probe, build, condition, joinType);
         this.arguments = arguments;
+        this.buildDistribution = buildDistribution;
     }
 
     public SnapshotArguments getArguments() {
         return arguments;
+    }
+
+    public BuildDistribution getBuildDistribution() {
+        return buildDistribution;
     }
 
     @Override
@@ -84,7 +101,14 @@ public class StreamPhysicalLateralSnapshotJoin extends TemporalJoinDisguise {
             JoinRelType joinType,
             boolean semiJoinDone) {
         return new StreamPhysicalLateralSnapshotJoin(
-                getCluster(), traitSet, probe, build, condition, joinType, arguments);
+                getCluster(),
+                traitSet,
+                probe,
+                build,
+                condition,
+                joinType,
+                arguments,
+                buildDistribution);
     }
 
     @Override
@@ -95,13 +119,35 @@ public class StreamPhysicalLateralSnapshotJoin extends TemporalJoinDisguise {
 
     @Override
     public RelWriter explainTerms(RelWriter pw) {
-        return arguments.explainTerms(
-                super.explainTerms(pw), getRight().getRowType().getFieldNames());
+        return arguments
+                .explainTerms(super.explainTerms(pw), getRight().getRowType().getFieldNames())
+                .itemIf(
+                        "distribution",
+                        buildDistribution.value(),
+                        buildDistribution == BuildDistribution.BROADCAST);
     }
 
     @Override
     public ExecNode<?> translateToExecNode() {
         JoinSpec spec = joinSpec();
+        if (buildDistribution == BuildDistribution.BROADCAST) {
+            return new StreamExecLateralSnapshotBroadcastJoin(
+                    spec,
+                    buildSideLayout(spec),
+                    arguments.getOnTimeIndex(),
+                    arguments.getLoadCompletedTime(),
+                    arguments.isLoadCompletedTimeGiven(),
+                    arguments.getLoadCompletedIdleTimeout(),
+                    arguments.getStateTtl(),
+                    LateralSnapshotOptions.broadcastBuildRowsWarningThreshold(
+                            ShortcutUtils.unwrapTableConfig(this)),
+                    InputProperty.DEFAULT,
+                    InputProperty.builder()
+                            .requiredDistribution(InputProperty.BROADCAST_DISTRIBUTION)
+                            .build(),
+                    FlinkTypeFactory.toLogicalRowType(getRowType()),
+                    getRelDetailedDescription());
+        }
         return new StreamExecLateralSnapshotJoin(
                 spec,
                 buildSideLayout(spec),
@@ -135,9 +181,13 @@ public class StreamPhysicalLateralSnapshotJoin extends TemporalJoinDisguise {
                 buildMode.contains(RowKind.UPDATE_AFTER)
                         && !buildMode.contains(RowKind.UPDATE_BEFORE);
         ImmutableBitSet joinKeys = ImmutableBitSet.of(spec.getRightKeys());
+        FlinkRelMetadataQuery metadata =
+                FlinkRelMetadataQuery.reuseOrCreate(getCluster().getMetadataQuery());
+        // A broadcast build input has no exchange here: every subtask receives all of it.
         Set<ImmutableBitSet> upsertKeys =
-                FlinkRelMetadataQuery.reuseOrCreate(getCluster().getMetadataQuery())
-                        .getUpsertKeysInKeyGroupRange(build, spec.getRightKeys());
+                buildDistribution == BuildDistribution.BROADCAST
+                        ? metadata.getUpsertKeys(build)
+                        : metadata.getUpsertKeysInKeyGroupRange(build, spec.getRightKeys());
         boolean keyCovered = upsertKeys != null && upsertKeys.stream().anyMatch(joinKeys::contains);
         if (upsert && !keyCovered) {
             throw new TableException(

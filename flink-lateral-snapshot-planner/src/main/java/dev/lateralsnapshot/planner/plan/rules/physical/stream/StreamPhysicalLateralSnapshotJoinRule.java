@@ -14,12 +14,15 @@
 
 package dev.lateralsnapshot.planner.plan.rules.physical.stream;
 
+import dev.lateralsnapshot.LateralSnapshotOptions;
+import dev.lateralsnapshot.LateralSnapshotOptions.BuildDistribution;
 import dev.lateralsnapshot.planner.plan.nodes.logical.FlinkLogicalLateralSnapshotJoin;
 import dev.lateralsnapshot.planner.plan.nodes.physical.stream.StreamPhysicalLateralSnapshotJoin;
 
 import org.apache.flink.table.planner.plan.nodes.FlinkConventions;
 import org.apache.flink.table.planner.plan.trait.FlinkRelDistribution;
 import org.apache.flink.table.planner.plan.utils.JoinUtil;
+import org.apache.flink.table.planner.utils.ShortcutUtils;
 
 import org.apache.calcite.plan.RelOptRule;
 import org.apache.calcite.plan.RelTraitSet;
@@ -31,9 +34,16 @@ import java.util.ArrayList;
 
 /**
  * Converts {@link FlinkLogicalLateralSnapshotJoin} into {@link StreamPhysicalLateralSnapshotJoin}
- * and asks for both inputs hash-partitioned on the equality keys of the condition, so that a probe
- * row meets the build rows of its key on one subtask. Without equality keys both inputs go to a
- * single subtask.
+ * with the inputs distributed as {@link LateralSnapshotOptions#BUILD_DISTRIBUTION} says when the
+ * statement is planned.
+ *
+ * <ul>
+ *   <li>{@code hash}: both inputs hash-partitioned on the equality keys of the condition, so that a
+ *       probe row meets the build rows of its key on one subtask. Without equality keys both inputs
+ *       go to a single subtask.
+ *   <li>{@code broadcast}: both inputs taken as they are; the exec node sends the build input to
+ *       every subtask, and the join runs at the parallelism of the probe input.
+ * </ul>
  */
 public class StreamPhysicalLateralSnapshotJoinRule extends ConverterRule {
 
@@ -59,8 +69,20 @@ public class StreamPhysicalLateralSnapshotJoinRule extends ConverterRule {
         JoinInfo joinInfo =
                 JoinUtil.createJoinInfo(
                         join.getLeft(), join.getRight(), join.getCondition(), new ArrayList<>());
-        RelNode probe = convertInput(join.getLeft(), joinInfo.leftKeys.toIntArray());
-        RelNode build = convertInput(join.getRight(), joinInfo.rightKeys.toIntArray());
+        BuildDistribution buildDistribution =
+                LateralSnapshotOptions.buildDistribution(ShortcutUtils.unwrapTableConfig(rel));
+        RelNode probe;
+        RelNode build;
+        if (buildDistribution == BuildDistribution.BROADCAST) {
+            // No exchange under either input. The exec node broadcasts the build input itself:
+            // Flink 2.3's stream planner has no broadcast exchange (its upsert key metadata fails
+            // on one, and its stream exchange cannot translate one).
+            probe = convertInput(join.getLeft(), FlinkRelDistribution.ANY());
+            build = convertInput(join.getRight(), FlinkRelDistribution.ANY());
+        } else {
+            probe = convertInput(join.getLeft(), hashOrSingleton(joinInfo.leftKeys.toIntArray()));
+            build = convertInput(join.getRight(), hashOrSingleton(joinInfo.rightKeys.toIntArray()));
+        }
         return new StreamPhysicalLateralSnapshotJoin(
                 join.getCluster(),
                 join.getTraitSet().replace(FlinkConventions.STREAM_PHYSICAL()),
@@ -68,14 +90,17 @@ public class StreamPhysicalLateralSnapshotJoinRule extends ConverterRule {
                 build,
                 join.getCondition(),
                 join.getJoinType(),
-                join.getArguments());
+                join.getArguments(),
+                buildDistribution);
     }
 
-    private static RelNode convertInput(RelNode input, int[] keys) {
-        FlinkRelDistribution distribution =
-                keys.length == 0
-                        ? FlinkRelDistribution.SINGLETON()
-                        : FlinkRelDistribution.hash(keys, true);
+    private static FlinkRelDistribution hashOrSingleton(int[] keys) {
+        return keys.length == 0
+                ? FlinkRelDistribution.SINGLETON()
+                : FlinkRelDistribution.hash(keys, true);
+    }
+
+    private static RelNode convertInput(RelNode input, FlinkRelDistribution distribution) {
         RelTraitSet traits =
                 input.getTraitSet()
                         .replace(FlinkConventions.STREAM_PHYSICAL())
