@@ -298,8 +298,36 @@ class ReleaseTestingPlanIT extends ReleaseTestingPlanTestBase {
         assertThat(job.vertex("Source: rates").path("parallelism").asInt()).isEqualTo(2);
         writeBuildFile("001.json", FILE_001);
         job.awaitMetric(CURRENT_PHASE, FLIP_TIMEOUT, phase -> phase == 1);
+        awaitEveryOtherRate(start);
+        assertThat(job.metricValue(MAX_JOIN_FAN_OUT)).isEqualTo(3.0);
+        assertThat(job.metricValue(AVG_JOIN_FAN_OUT)).isStrictlyBetween(2.0, 3.0);
+    }
 
-        // Every order joins all other currencies: A with B and Z, B with A and Z, C with A, B, Z.
+    /**
+     * With a broadcast build side (docs/operations.md, "Broadcast build side") the same join runs
+     * at the parallelism of the orders, each subtask with every rate, and prints the same rows.
+     */
+    @Test
+    @Order(5)
+    void section5NonEquiPredicateWithABroadcastBuildSideRunsAtParallelismTwo() {
+        PrintSinkOutput.Mark start = output.mark();
+        ClusterJob job =
+                submitAtParallelismTwo(
+                        "o.currency <> r.currency",
+                        "SET 'table.exec.lateral-snapshot.build-distribution' = 'broadcast';\n");
+        assertThat(job.joinVertex().path("parallelism").asInt()).isEqualTo(2);
+        assertThat(job.vertex("Source: orders").path("parallelism").asInt()).isEqualTo(2);
+        writeBuildFile("001.json", FILE_001);
+        Wait.until(
+                FLIP_TIMEOUT,
+                "both join subtasks in the join phase",
+                () -> job.metric(CURRENT_PHASE),
+                phases -> phases.stream().allMatch(phase -> phase == 1));
+        awaitEveryOtherRate(start);
+    }
+
+    /** Every order joins all other currencies: A with B and Z, B with A and Z, C with A, B, Z. */
+    private void awaitEveryOtherRate(PrintSinkOutput.Mark start) {
         Map<String, Set<Double>> otherRates =
                 Map.of("A", Set.of(2.0, 0.0), "B", Set.of(1.0, 0.0), "C", Set.of(1.0, 2.0, 0.0));
         List<PrintedRow> rows =
@@ -314,8 +342,6 @@ class ReleaseTestingPlanIT extends ReleaseTestingPlanTestBase {
                                                         ratesOf(printed, currency.getKey())
                                                                 .equals(currency.getValue())));
         assertThat(rows).allMatch(row -> otherRates.get(row.currency()).contains(row.rate()));
-        assertThat(job.metricValue(MAX_JOIN_FAN_OUT)).isEqualTo(3.0);
-        assertThat(job.metricValue(AVG_JOIN_FAN_OUT)).isStrictlyBetween(2.0, 3.0);
     }
 
     @Test
@@ -477,9 +503,15 @@ class ReleaseTestingPlanIT extends ReleaseTestingPlanTestBase {
      * idle-source timeout marks that subtask idle, and the watermark passes it.
      */
     private ClusterJob submitAtParallelismTwo(String condition) {
+        return submitAtParallelismTwo(condition, "");
+    }
+
+    /** {@code settings}: more {@code SET} statements for the insert, each ending with a line. */
+    private ClusterJob submitAtParallelismTwo(String condition, String settings) {
         return submit(
                 "SET 'parallelism.default' = '2';\n"
                         + "SET 'table.exec.source.idle-timeout' = '5 s';\n"
+                        + settings
                         + insert("JOIN", condition, IDLE_TIMEOUT)
                         + "RESET 'table.exec.source.idle-timeout';\n"
                         + "RESET 'parallelism.default';\n");
