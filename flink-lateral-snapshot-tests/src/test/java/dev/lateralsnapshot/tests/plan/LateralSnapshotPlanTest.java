@@ -15,6 +15,8 @@
 package dev.lateralsnapshot.tests.plan;
 
 import dev.lateralsnapshot.LateralSnapshot;
+import dev.lateralsnapshot.LateralSnapshotOptions;
+import dev.lateralsnapshot.LateralSnapshotOptions.BuildDistribution;
 import dev.lateralsnapshot.testutils.connectors.Directories;
 import dev.lateralsnapshot.testutils.environments.TableEnvironments;
 
@@ -40,8 +42,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The plans of LATERAL SNAPSHOT joins, compared with golden files (see {@link GoldenFiles}, which
  * also says how to regenerate them): every syntax variant, also with a third table or a sub-query,
  * INNER and LEFT, equality, mixed and non-equality predicates, composite keys, a view and a CTE as
- * the build input, the changelog modes with and without a primary key on the build side, and batch
- * mode. Each file holds the statement and Flink's complete EXPLAIN output for it.
+ * the build input, the changelog modes with and without a primary key on the build side, the
+ * broadcast build distribution, and batch mode. Each file holds the statement and Flink's complete
+ * EXPLAIN output for it.
  *
  * <p>The tables are those of the reference (docs/lateral-snapshot-join.md, "Syntax"), and a few
  * more. Plans do not depend on the clock: every streaming query fixes {@code load_completed_time},
@@ -72,12 +75,19 @@ class LateralSnapshotPlanTest {
     static final class PlanCase {
         final String name;
         final boolean batch;
+        final BuildDistribution buildDistribution;
         final String statement;
         final ExplainDetail[] details;
 
-        PlanCase(String name, boolean batch, String statement, ExplainDetail... details) {
+        PlanCase(
+                String name,
+                boolean batch,
+                BuildDistribution buildDistribution,
+                String statement,
+                ExplainDetail... details) {
             this.name = name;
             this.batch = batch;
+            this.buildDistribution = buildDistribution;
             this.statement = statement;
             this.details = details;
         }
@@ -265,6 +275,51 @@ class LateralSnapshotPlanTest {
                                 + ") AS r"
                                 + ON_CURRENCY,
                         ExplainDetail.CHANGELOG_MODE),
+                // The broadcast build distribution: no exchange under the probe input, a
+                // broadcast one under the build input, with or without equality keys.
+                broadcast(
+                        "broadcast_inner_join",
+                        ORDERS
+                                + " JOIN LATERAL SNAPSHOT("
+                                + SNAPSHOT_ARGUMENTS
+                                + ") AS r"
+                                + ON_CURRENCY),
+                broadcast(
+                        "broadcast_left_mixed_predicate",
+                        ORDERS
+                                + " LEFT JOIN LATERAL SNAPSHOT("
+                                + SNAPSHOT_ARGUMENTS
+                                + ") AS r"
+                                + ON_CURRENCY
+                                + " AND r.rate * 10 < o.order_id"),
+                broadcast(
+                        "broadcast_inner_no_equi_predicate",
+                        ORDERS
+                                + " JOIN LATERAL SNAPSHOT("
+                                + SNAPSHOT_ARGUMENTS
+                                + ") AS r ON o.currency <> r.currency"),
+                broadcast(
+                        "broadcast_left_no_equi_predicate",
+                        ORDERS
+                                + " LEFT JOIN LATERAL SNAPSHOT("
+                                + SNAPSHOT_ARGUMENTS
+                                + ") AS r ON o.currency <> r.currency"),
+                broadcast(
+                        "broadcast_build_with_primary_key_changelog_mode",
+                        ORDERS
+                                + " JOIN LATERAL SNAPSHOT("
+                                + SNAPSHOT_ARGUMENTS.replace("TABLE rates", "TABLE rates_pk")
+                                + ") AS r"
+                                + ON_CURRENCY,
+                        ExplainDetail.CHANGELOG_MODE),
+                broadcast(
+                        "broadcast_build_without_primary_key_changelog_mode",
+                        ORDERS
+                                + " JOIN LATERAL SNAPSHOT("
+                                + SNAPSHOT_ARGUMENTS
+                                + ") AS r"
+                                + ON_CURRENCY,
+                        ExplainDetail.CHANGELOG_MODE),
                 batch(
                         "batch_inner_join",
                         "SELECT o.order_id, o.currency, r.rate FROM orders_b AS o"
@@ -280,17 +335,23 @@ class LateralSnapshotPlanTest {
     }
 
     private static PlanCase stream(String name, String statement, ExplainDetail... details) {
-        return new PlanCase(name, false, statement, details);
+        return new PlanCase(name, false, BuildDistribution.HASH, statement, details);
+    }
+
+    private static PlanCase broadcast(String name, String statement, ExplainDetail... details) {
+        return new PlanCase(name, false, BuildDistribution.BROADCAST, statement, details);
     }
 
     private static PlanCase batch(String name, String statement) {
-        return new PlanCase(name, true, statement);
+        return new PlanCase(name, true, BuildDistribution.HASH, statement);
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("cases")
     void planMatchesGoldenFile(PlanCase planCase) throws Exception {
         TableEnvironment env = planCase.batch ? batchEnvironment() : streamingEnvironment();
+        env.getConfig()
+                .set(LateralSnapshotOptions.BUILD_DISTRIBUTION, planCase.buildDistribution.value());
         String explained = env.explainSql(planCase.statement, planCase.details);
         String details =
                 Arrays.stream(planCase.details)
@@ -300,6 +361,24 @@ class LateralSnapshotPlanTest {
                 getClass(),
                 planCase.name,
                 "EXPLAIN" + details + " " + planCase.statement + "\n\n" + explained);
+    }
+
+    /** Batch mode plans a regular join, whatever the build distribution. */
+    @Test
+    void batchPlanIgnoresTheBuildDistribution() {
+        PlanCase batchCase =
+                cases().stream()
+                        .filter(candidate -> candidate.name.equals("batch_left_join"))
+                        .findFirst()
+                        .orElseThrow();
+        String hash = batchEnvironment().explainSql(batchCase.statement);
+        TableEnvironment broadcast = batchEnvironment();
+        broadcast
+                .getConfig()
+                .set(
+                        LateralSnapshotOptions.BUILD_DISTRIBUTION,
+                        BuildDistribution.BROADCAST.value());
+        assertThat(broadcast.explainSql(batchCase.statement)).isEqualTo(hash);
     }
 
     /** The syntax variants of a join plan identically (docs/lateral-snapshot-join.md, "Syntax"). */
