@@ -83,6 +83,9 @@ public class StreamExecLateralSnapshotBroadcastJoin extends StreamExecLateralSna
     /** The transformation name in Flink's uid pattern ({@code [a-z-]+}). */
     public static final String BROADCAST_JOIN_TRANSFORMATION = "lateral-snapshot-broadcast-join";
 
+    /** The operator name of both variants of the join. */
+    private static final String LATERAL_SNAPSHOT_JOIN_NAME = "LateralSnapshotJoin";
+
     public static final String FIELD_NAME_BUILD_ROWS_WARNING_THRESHOLD =
             "lateralSnapshotBuildRowsWarningThreshold";
 
@@ -169,6 +172,16 @@ public class StreamExecLateralSnapshotBroadcastJoin extends StreamExecLateralSna
     @JsonIgnore
     public long getBuildRowsWarningThreshold() {
         return buildRowsWarningThreshold;
+    }
+
+    /**
+     * The operator's name in the Web UI, in the job graph and in metric scopes: the join's, as for
+     * the hash-partitioned join, rather than one derived from this class's name.
+     */
+    @Override
+    @JsonIgnore
+    protected String getSimplifiedName() {
+        return LATERAL_SNAPSHOT_JOIN_NAME;
     }
 
     private static void checkThreshold(long buildRowsWarningThreshold) {
