@@ -14,12 +14,15 @@
 
 package dev.lateralsnapshot.tests.reliability;
 
+import dev.lateralsnapshot.LateralSnapshotOptions;
 import dev.lateralsnapshot.tests.runtime.MiniClusterTestBase;
 import dev.lateralsnapshot.testutils.environments.StateBackendKind;
 
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+
+import javax.annotation.Nullable;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -33,37 +36,63 @@ import static dev.lateralsnapshot.tests.reliability.SavepointPhase.ORDERS_BEFORE
  * (docs/reliability.md, "Changed parallelism"): the keyed state (build rows, pending changes,
  * buffered orders) is spread anew over the subtasks, and the phase, which every subtask keeps, must
  * survive the merge and the split. Each restore adds three orders, which the phase handles as it
- * must: the load phase buffers them, the join phase joins them at once.
+ * must: the load phase buffers them, the join phase joins them at once. With a broadcast build side
+ * (docs/operations.md, "Broadcast build side") every subtask restores one subtask's copy of the
+ * build side and the buffered orders are spread anew.
  */
 class SavepointRescaleITCase extends MiniClusterTestBase {
 
-    static Stream<Arguments> phasesAndBackends() {
+    static Stream<Arguments> phasesBackendsAndDistributions() {
         return Arrays.stream(SavepointPhase.values())
                 .flatMap(
                         phase ->
                                 Arrays.stream(StateBackendKind.values())
-                                        .map(backend -> Arguments.of(phase, backend)));
+                                        .flatMap(
+                                                backend ->
+                                                        Stream.of("hash", "broadcast")
+                                                                .map(
+                                                                        distribution ->
+                                                                                Arguments.of(
+                                                                                        phase,
+                                                                                        backend,
+                                                                                        distribution))));
     }
 
-    @ParameterizedTest(name = "{0} phase on {1}")
-    @MethodSource("phasesAndBackends")
-    void restoresWithParallelismTwoThenOneThenTwo(SavepointPhase phase, StateBackendKind backend)
-            throws Exception {
+    @ParameterizedTest(name = "{0} phase on {1}, {2} build side")
+    @MethodSource("phasesBackendsAndDistributions")
+    void restoresWithParallelismTwoThenOneThenTwo(
+            SavepointPhase phase, StateBackendKind backend, String distribution) throws Exception {
         String savepoint;
-        try (ControlledJob job = SavepointJob.start(cluster(), backend, 2, null)) {
+        try (ControlledJob job = start(backend, 2, null, distribution)) {
             phase.fill(job);
             savepoint = job.stopWithSavepoint(savepoints("at-2"));
         }
         long lastOrder = ORDERS_BEFORE_SAVEPOINT;
-        try (ControlledJob job = SavepointJob.start(cluster(), backend, 1, savepoint)) {
+        try (ControlledJob job = start(backend, 1, savepoint, distribution)) {
             phase.continueAfterRestore(job, lastOrder + 1, lastOrder + 3);
             lastOrder += 3;
             savepoint = job.stopWithSavepoint(savepoints("at-1"));
         }
-        try (ControlledJob job = SavepointJob.start(cluster(), backend, 2, savepoint)) {
+        try (ControlledJob job = start(backend, 2, savepoint, distribution)) {
             phase.continueAfterRestore(job, lastOrder + 1, lastOrder + 3);
             lastOrder += 3;
             phase.finish(job, lastOrder);
+        }
+    }
+
+    private ControlledJob start(
+            StateBackendKind backend,
+            int parallelism,
+            @Nullable String savepoint,
+            String distribution)
+            throws Exception {
+        ControlledJob job = SavepointJob.prepare(backend, parallelism, savepoint);
+        try {
+            job.env().getConfig().set(LateralSnapshotOptions.BUILD_DISTRIBUTION, distribution);
+            return job.submit(cluster(), SavepointJob.QUERY);
+        } catch (Exception | AssertionError e) {
+            job.close();
+            throw e;
         }
     }
 
