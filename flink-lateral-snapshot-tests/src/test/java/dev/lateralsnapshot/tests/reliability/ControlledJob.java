@@ -14,6 +14,7 @@
 
 package dev.lateralsnapshot.tests.reliability;
 
+import dev.lateralsnapshot.LateralSnapshotOptions;
 import dev.lateralsnapshot.tests.runtime.Await;
 import dev.lateralsnapshot.tests.runtime.MiniClusterTestBase;
 import dev.lateralsnapshot.testutils.connectors.CollectedRows;
@@ -55,7 +56,9 @@ final class ControlledJob implements AutoCloseable {
     private RunningJob job;
 
     /** Number of rows the sources were handed, which the join must have read to be idle. */
-    private long rowsEmitted;
+    private long ordersEmitted;
+
+    private long buildChangesEmitted;
 
     private ControlledJob(
             TableEnvironment env, ProbeChannel orders, ProbeChannel rates, CollectedRows output) {
@@ -141,13 +144,13 @@ final class ControlledJob implements AutoCloseable {
     /** Emits orders, spread over the probe source's subtasks. */
     void emitOrders(Row... rows) {
         orders.emit(rows);
-        rowsEmitted += rows.length;
+        ordersEmitted += rows.length;
     }
 
     /** Emits build changes, in order, from one build source subtask. */
     void emitBuild(Row... changes) {
         rates.emitTo(0, changes);
-        rowsEmitted += changes.length;
+        buildChangesEmitted += changes.length;
     }
 
     /**
@@ -155,9 +158,24 @@ final class ControlledJob implements AutoCloseable {
      * hold them: a row still queued in a source when the savepoint is taken is not in it.
      */
     void awaitAllRowsRead() throws Exception {
+        // A broadcast build side reaches every subtask of the join (docs/operations.md).
+        boolean broadcast =
+                "broadcast"
+                        .equalsIgnoreCase(
+                                env.getConfig().get(LateralSnapshotOptions.BUILD_DISTRIBUTION));
         job.awaitMetrics(
-                "the join reads all " + rowsEmitted + " rows",
-                m -> !m.subtasks().isEmpty() && m.sum("numRecordsIn") == rowsEmitted);
+                "the join reads all "
+                        + ordersEmitted
+                        + " orders and "
+                        + buildChangesEmitted
+                        + " build changes"
+                        + (broadcast ? " on every subtask" : ""),
+                m ->
+                        !m.subtasks().isEmpty()
+                                && m.sum("numRecordsIn")
+                                        == ordersEmitted
+                                                + buildChangesEmitted
+                                                        * (broadcast ? m.subtasks().size() : 1));
     }
 
     /** Waits until every subtask's build watermark is the given one. */
