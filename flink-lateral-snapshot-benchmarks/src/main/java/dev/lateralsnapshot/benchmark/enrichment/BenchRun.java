@@ -49,6 +49,9 @@ final class BenchRun {
     final int buildKeys;
     final long probeRowsPerUpdate;
 
+    /** How far one probe subtask may run ahead of the slowest, in rows; 0 for no limit. */
+    final long probeLeadRows;
+
     /** Probe rows per second over all subtasks; 0 for as fast as the job takes them. */
     final long fixedRate;
 
@@ -78,6 +81,7 @@ final class BenchRun {
             int parallelism,
             ProbeKeys keys,
             long probeRowsPerUpdate,
+            long probeLeadRows,
             long fixedRate,
             long loadRows,
             long minLoadMillis,
@@ -88,6 +92,7 @@ final class BenchRun {
         this.probeKeys = keys.keys;
         this.buildKeys = keys.buildKeys;
         this.probeRowsPerUpdate = probeRowsPerUpdate;
+        this.probeLeadRows = probeLeadRows;
         this.fixedRate = fixedRate;
         this.loadRows = loadRows;
         this.minLoadNanos = minLoadMillis * 1_000_000L;
@@ -119,6 +124,18 @@ final class BenchRun {
 
     void probeEmitted(int subtask, long total) {
         probeEmitted.lazySet(subtask * PAD, total);
+    }
+
+    /** Whether a probe subtask that has emitted this many rows is too far ahead of the slowest. */
+    boolean probeAhead(long emitted) {
+        if (probeLeadRows == 0) {
+            return false;
+        }
+        long slowest = Long.MAX_VALUE;
+        for (int i = 0; i < parallelism; i++) {
+            slowest = Math.min(slowest, probeEmitted.get(i * PAD));
+        }
+        return emitted - slowest > probeLeadRows;
     }
 
     long probeTotal() {

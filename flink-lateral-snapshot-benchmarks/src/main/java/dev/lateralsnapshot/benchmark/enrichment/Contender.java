@@ -31,7 +31,15 @@ enum Contender {
     /** LATERAL SNAPSHOT as P5U, with a state TTL of one hour: no key expires within a run. */
     P5UT("P5 SNAPSHOT upsert TTL", true),
     /** LATERAL SNAPSHOT, build side without a key. */
-    P5M("P5 SNAPSHOT multiset", true);
+    P5M("P5 SNAPSHOT multiset", true),
+    /** P5U's statement with the build side broadcast to every subtask of the join. */
+    P5UB("P5 SNAPSHOT upsert broadcast", true),
+    /**
+     * LATERAL SNAPSHOT on a range condition over 1,000 bands, hashed: the join at parallelism 1.
+     */
+    P5R("P5 SNAPSHOT range", true),
+    /** P5R's statement with the build side broadcast: the join at the probe side's parallelism. */
+    P5RB("P5 SNAPSHOT range broadcast", true);
 
     final String label;
 
@@ -44,10 +52,28 @@ enum Contender {
     }
 
     boolean isSnapshot() {
-        return this == P5U || this == P5UT || this == P5M;
+        return this == P5U || this == P5UT || this == P5M || broadcast() || range();
+    }
+
+    /** Whether the statement runs with {@code build-distribution} = {@code broadcast}. */
+    boolean broadcast() {
+        return this == P5UB || this == P5RB;
     }
 
     static final String SELECT = "SELECT o.seq, o.k, o.amount, r.rate, r.name, o.src_nanos ";
+
+    /**
+     * The sink rows per probe row of this contender's inner join: the keys' hit rate, or 1 for the
+     * range join, in which every probe amount lies in one band.
+     */
+    double hitsPerProbeRow(ProbeKeys keys) {
+        return range() ? 1.0 : keys.hitRate;
+    }
+
+    /** Whether the statement joins on the range condition over the bands. */
+    boolean range() {
+        return this == P5R || this == P5RB;
+    }
 
     /** The statement of this contender; the tables are those of {@link #ddl}. */
     String insert() {
@@ -73,6 +99,7 @@ enum Contender {
                         + "FROM orders AS o JOIN rates_lookup FOR SYSTEM_TIME AS OF o.pt AS r"
                         + " ON o.k = r.k";
             case P5U:
+            case P5UB:
                 return "INSERT INTO sink "
                         + SELECT
                         + "FROM orders AS o JOIN LATERAL SNAPSHOT("
@@ -91,6 +118,13 @@ enum Contender {
                         + "FROM orders AS o JOIN LATERAL SNAPSHOT("
                         + "input => TABLE rates_nopk, on_time => DESCRIPTOR(updated_at)) AS r"
                         + " ON o.k = r.k";
+            case P5R:
+            case P5RB:
+                return "INSERT INTO sink "
+                        + SELECT
+                        + "FROM orders AS o JOIN LATERAL SNAPSHOT("
+                        + "input => TABLE bands, on_time => DESCRIPTOR(updated_at)) AS r"
+                        + " ON o.amount BETWEEN r.lo AND r.hi";
             default:
                 throw new AssertionError(this);
         }
@@ -112,6 +146,16 @@ enum Contender {
                     + ", PRIMARY KEY (k) NOT ENFORCED)"
                     + String.format(with, "build"),
             "CREATE TEMPORARY TABLE rates_nopk (" + build + ")" + String.format(with, "build"),
+            // Build key k is the band [k / 10, (10 k + 9) / 100] of the probe amounts (seq %
+            // 10,000)
+            // / 100: with the 1,000 keys of a "-1k" scenario every probe row lies in one band.
+            // Both bounds and the amounts are the nearest doubles of decimals with two places, so
+            // comparing them is comparing the decimals.
+            "CREATE TEMPORARY TABLE bands ("
+                    + build
+                    + ", lo AS CAST(k AS DOUBLE) / 10, hi AS CAST(k * 10 + 9 AS DOUBLE) / 100,"
+                    + " PRIMARY KEY (k) NOT ENFORCED)"
+                    + String.format(with, "build"),
             "CREATE TEMPORARY TABLE rates_pt ("
                     + build
                     + ", pt AS PROCTIME())"

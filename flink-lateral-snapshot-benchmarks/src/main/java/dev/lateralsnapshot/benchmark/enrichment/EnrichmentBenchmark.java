@@ -36,9 +36,9 @@ import java.util.stream.Collectors;
  * same generated data, one job after another in one JVM on an embedded Flink. See {@code README.md}
  * of this module and {@code docs/benchmarks.md}.
  *
- * <p>Options ({@code --name=value}): {@code --plan=default|quick|targets|report}, {@code
+ * <p>Options ({@code --name=value}): {@code --plan=default|quick|targets|broadcast|report}, {@code
  * --rounds=N} (all groups), {@code --only=TOKENS} (comma-separated; a run is kept when, for each
- * kind of token given, it matches one: group letters A-E, contenders P0..P5UT, backends
+ * kind of token given, it matches one: group letters A-I, contenders P0..P5RB, backends
  * heap/rocksdb, modes throughput/latency/load), and the knobs of {@link Settings}.
  */
 public final class EnrichmentBenchmark {
@@ -53,6 +53,9 @@ public final class EnrichmentBenchmark {
         final int rounds;
         final String why;
 
+        /** The parallelism of its jobs; 0 for the one of the settings. */
+        final int parallelism;
+
         Group(
                 String id,
                 String scenario,
@@ -61,6 +64,19 @@ public final class EnrichmentBenchmark {
                 Set<Contender> heapOnly,
                 int rounds,
                 String why) {
+            this(id, scenario, mode, contenders, heapOnly, rounds, why, 0);
+        }
+
+        Group(
+                String id,
+                String scenario,
+                Mode mode,
+                List<Contender> contenders,
+                Set<Contender> heapOnly,
+                int rounds,
+                String why,
+                int parallelism) {
+            this.parallelism = parallelism;
             this.id = id;
             this.scenario = Scenario.parse(scenario);
             this.mode = mode;
@@ -79,7 +95,14 @@ public final class EnrichmentBenchmark {
                     if (backend == Backend.ROCKSDB && stateless) {
                         continue;
                     }
-                    RunSpec spec = new RunSpec(scenario, mode, contender, backend, round);
+                    RunSpec spec =
+                            new RunSpec(
+                                    scenario,
+                                    mode,
+                                    contender,
+                                    backend,
+                                    round,
+                                    parallelism(settings));
                     if (selected(spec, settings)) {
                         specs.add(spec);
                     }
@@ -96,6 +119,10 @@ public final class EnrichmentBenchmark {
                 java.util.Collections.reverse(rotated);
             }
             return rotated;
+        }
+
+        int parallelism(Settings settings) {
+            return parallelism > 0 ? parallelism : settings.parallelism;
         }
 
         boolean selected(RunSpec spec, Settings settings) {
@@ -122,11 +149,23 @@ public final class EnrichmentBenchmark {
         }
     }
 
-    static final List<Contender> ALL = Arrays.asList(Contender.values());
+    /** The contenders of the comparison with the joins users run today (groups A and D). */
+    static final List<Contender> ALL =
+            Arrays.stream(Contender.values())
+                    .filter(c -> !c.broadcast() && c != Contender.P5R)
+                    .collect(Collectors.toList());
 
     /** Every contender but the TTL variant of P5 upsert, which only group A compares. */
     static final List<Contender> WITHOUT_TTL =
             ALL.stream().filter(c -> c != Contender.P5UT).collect(Collectors.toList());
+
+    /** What the broadcast build side is compared with on uniform keys. */
+    static final List<Contender> BROADCAST_UNIFORM =
+            List.of(Contender.P1, Contender.P4, Contender.P5U, Contender.P5UB);
+
+    static final List<Contender> BROADCAST_SKEW = List.of(Contender.P5U, Contender.P5UB);
+
+    static final List<Contender> BROADCAST_RANGE = List.of(Contender.P5R, Contender.P5RB);
 
     /** What the throughput targets compare: P1 and the three P5 variants. */
     static final List<Contender> TARGETS =
@@ -199,6 +238,46 @@ public final class EnrichmentBenchmark {
                                 Set.of(),
                                 r3,
                                 "the contenders of the throughput targets on both backends"));
+            case "broadcast":
+                // The broadcast join holds its build side on the heap whatever the backend: every
+                // group runs on the heap only.
+                return List.of(
+                        new Group(
+                                "F",
+                                BroadcastTable.UNIFORM,
+                                Mode.THROUGHPUT,
+                                BROADCAST_UNIFORM,
+                                Set.copyOf(BROADCAST_UNIFORM),
+                                r3,
+                                "the broadcast build side against P1, P4 and the hashed one"),
+                        new Group(
+                                "G",
+                                BroadcastTable.ZIPF,
+                                Mode.THROUGHPUT,
+                                BROADCAST_SKEW,
+                                Set.copyOf(BROADCAST_SKEW),
+                                r3,
+                                "skewed keys at parallelism 2: hashed against broadcast",
+                                2),
+                        new Group(
+                                "H",
+                                BroadcastTable.ZIPF,
+                                Mode.THROUGHPUT,
+                                BROADCAST_SKEW,
+                                Set.copyOf(BROADCAST_SKEW),
+                                r3,
+                                "skewed keys at parallelism 4: hashed against broadcast",
+                                4),
+                        new Group(
+                                "I",
+                                BroadcastTable.BANDS,
+                                Mode.THROUGHPUT,
+                                BROADCAST_RANGE,
+                                Set.copyOf(BROADCAST_RANGE),
+                                r3,
+                                "a range condition over 1,000 bands: hashed on one subtask against"
+                                        + " broadcast at parallelism 2",
+                                2));
             case "quick":
                 return List.of(
                         new Group(
@@ -237,13 +316,17 @@ public final class EnrichmentBenchmark {
                 total += group.round(r, settings).size();
             }
         }
+        int slots = settings.parallelism;
+        for (Group group : groups) {
+            slots = Math.max(slots, group.parallelism(settings));
+        }
         System.out.printf(
                 "Enrichment benchmark: %d runs in %d groups, parallelism %d, heap %s.%n",
                 total,
                 groups.size(),
                 settings.parallelism,
                 Report.bytes(Runtime.getRuntime().maxMemory()));
-        try (JobRunner runner = new JobRunner(settings)) {
+        try (JobRunner runner = new JobRunner(settings, slots)) {
             if (settings.warmUp) {
                 warmUp(runner, settings);
             }
@@ -288,7 +371,7 @@ public final class EnrichmentBenchmark {
         meta.duration = Duration.ofNanos(System.nanoTime() - startNanos);
         meta.loadAfter = Report.loadAverage();
         Report.writeMeta(settings.workDir, meta, settings);
-        if (settings.writeDocs) {
+        if (settings.writeDocs && !settings.plan.equals("broadcast")) {
             Report.write(settings, Report.readMeta(settings.workDir), results);
         }
         String ratios = Report.targetRatios(results);
@@ -296,6 +379,25 @@ public final class EnrichmentBenchmark {
             System.out.println();
             System.out.println("Target ratios (uniform keys, 100k build keys):");
             System.out.print(ratios);
+        }
+        String broadcast = BroadcastTable.of(results);
+        if (!broadcast.isEmpty()) {
+            System.out.println();
+            System.out.printf(
+                    "Broadcast build side (heap; 1-minute load average %.2f before, %.2f to %.2f"
+                            + " during, %.2f after):%n",
+                    meta.loadBefore,
+                    meta.loads.stream().mapToDouble(Double::doubleValue).min().orElse(Double.NaN),
+                    meta.loads.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN),
+                    meta.loadAfter);
+            System.out.print(broadcast);
+            if (settings.writeDocs && settings.plan.equals("broadcast")) {
+                // benchmarks.md is the report of a whole default run, rewritten from its results;
+                // this table goes by hand into the page that explains the choice.
+                System.out.println(
+                        "--plan=broadcast writes no docs: its table goes into the section"
+                                + " 'When to choose broadcast' of docs/operations.md.");
+            }
         }
         System.out.printf("Done in %.1f min.%n", meta.duration.toSeconds() / 60.0);
         System.exit(0);
@@ -316,7 +418,8 @@ public final class EnrichmentBenchmark {
                                     Mode.THROUGHPUT,
                                     contender,
                                     Backend.HEAP,
-                                    0),
+                                    0,
+                                    settings.parallelism),
                             keys);
             System.out.println("warm-up: " + warm);
         }

@@ -15,6 +15,7 @@
 package dev.lateralsnapshot.benchmark.enrichment;
 
 import dev.lateralsnapshot.LateralSnapshot;
+import dev.lateralsnapshot.LateralSnapshotOptions;
 import dev.lateralsnapshot.benchmark.enrichment.RunSpec.Mode;
 import dev.lateralsnapshot.testutils.metrics.JoinMetricsReporter;
 
@@ -72,7 +73,7 @@ import static org.apache.flink.table.api.Expressions.$;
 
 /**
  * Runs benchmark jobs one after another on one embedded MiniCluster (one TaskManager, as many slots
- * as the parallelism) and measures each.
+ * as the largest parallelism of a run) and measures each.
  */
 final class JobRunner implements AutoCloseable {
 
@@ -86,22 +87,23 @@ final class JobRunner implements AutoCloseable {
     private final Map<Integer, String> lookupData = new HashMap<>();
     private int runs;
 
-    JobRunner(Settings settings) throws Exception {
+    JobRunner(Settings settings, int slots) throws Exception {
         this.settings = settings;
         this.work = settings.workDir;
         Files.createDirectories(work);
         Configuration conf = new Configuration();
-        conf.set(TaskManagerOptions.NUM_TASK_SLOTS, settings.parallelism);
+        conf.set(TaskManagerOptions.NUM_TASK_SLOTS, slots);
         conf.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.parse(settings.managedMemory));
         conf.set(RestOptions.BIND_PORT, "0");
         conf.set(WebOptions.CHECKPOINTS_HISTORY_SIZE, 100);
         JoinMetricsReporter.configure(conf);
+        JoinProbeCounters.configure(conf);
         cluster =
                 new MiniCluster(
                         new MiniClusterConfiguration.Builder()
                                 .setConfiguration(conf)
                                 .setNumTaskManagers(1)
-                                .setNumSlotsPerTaskManager(settings.parallelism)
+                                .setNumSlotsPerTaskManager(slots)
                                 .build());
         cluster.start();
     }
@@ -114,13 +116,17 @@ final class JobRunner implements AutoCloseable {
     RunResult run(RunSpec spec, ProbeKeys keys) {
         String id = "r" + (++runs);
         long loadRows = spec.mode == Mode.LOAD ? settings.loadRows : 0;
-        long fixedRate = spec.mode == Mode.LATENCY ? settings.fixedRate : 0;
+        long fixedRate =
+                spec.mode == Mode.LATENCY
+                        ? settings.fixedRate
+                        : spec.contender.range() ? settings.rangeProbeRate : 0;
         BenchRun run =
                 new BenchRun(
                         id,
-                        settings.parallelism,
+                        spec.parallelism,
                         keys,
                         settings.probeRowsPerUpdate,
+                        settings.probeLeadRows,
                         fixedRate,
                         loadRows,
                         settings.minLoadSeconds * 1000L,
@@ -153,6 +159,7 @@ final class JobRunner implements AutoCloseable {
                     // reported below if the run has no other error
                 }
                 JoinMetricsReporter.forget(job);
+                JoinProbeCounters.forget(job);
             }
             run.close();
             deleteRecursively(checkpoints);
@@ -168,7 +175,7 @@ final class JobRunner implements AutoCloseable {
         job.set(
                 CheckpointingOptions.CHECKPOINTING_INTERVAL,
                 Duration.ofSeconds(settings.checkpointIntervalSeconds));
-        job.set(CoreOptions.DEFAULT_PARALLELISM, settings.parallelism);
+        job.set(CoreOptions.DEFAULT_PARALLELISM, spec.parallelism);
         job.set(ExecutionOptions.RUNTIME_MODE, RuntimeExecutionMode.STREAMING);
         job.set(PipelineOptions.OBJECT_REUSE, settings.objectReuse);
         if (spec.mode == Mode.LATENCY) {
@@ -184,6 +191,12 @@ final class JobRunner implements AutoCloseable {
         }
         if (spec.contender == Contender.P0) {
             tEnv.getConfig().set("table.exec.sink.keyed-shuffle", "FORCE");
+        }
+        if (spec.contender.broadcast()) {
+            tEnv.getConfig()
+                    .set(
+                            LateralSnapshotOptions.BUILD_DISTRIBUTION,
+                            LateralSnapshotOptions.BuildDistribution.BROADCAST.value());
         }
         String lookup =
                 spec.contender == Contender.P4
@@ -314,8 +327,7 @@ final class JobRunner implements AutoCloseable {
                                 .mapToLong(Long::longValue)
                                 .sum();
                 maxBuffered = Math.max(maxBuffered, buffered);
-                if (phases.size() == settings.parallelism
-                        && phases.stream().anyMatch(p -> p == 1)) {
+                if (phases.size() == spec.parallelism && phases.stream().anyMatch(p -> p == 1)) {
                     flipNanos = now;
                     flipMillis = System.currentTimeMillis();
                     sinkAtFlip = run.sinkTotal();
@@ -372,6 +384,10 @@ final class JobRunner implements AutoCloseable {
             }
             heap.sample();
             Thread.sleep(100);
+        }
+
+        if (spec.contender.isSnapshot()) {
+            joinShares(job, result);
         }
 
         // State at the end: a full checkpoint now.
@@ -465,6 +481,8 @@ final class JobRunner implements AutoCloseable {
         result.measuredSeconds = (windowEnd - windowStart) / 1e9;
         long mid = windowStart + (windowEnd - windowStart) / 2;
         result.rate = rate(series, windowStart, windowEnd);
+        result.joinedRate =
+                rate(series, windowStart, windowEnd, 2) / spec.contender.hitsPerProbeRow(keys);
         result.rateFirstHalf = rate(series, windowStart, mid);
         result.rateSecondHalf = rate(series, mid, windowEnd);
         result.timeBounded = spec.mode == Mode.THROUGHPUT && stopProbe < MIN_PROBE_ROWS;
@@ -509,6 +527,24 @@ final class JobRunner implements AutoCloseable {
         }
     }
 
+    /** The subtasks of the join that joined probe rows, and the largest share of one. */
+    private static void joinShares(JobID job, RunResult result) {
+        long total = 0;
+        long max = 0;
+        int subtasks = 0;
+        for (long rows : JoinProbeCounters.probeRowsJoined(job).values()) {
+            total += rows;
+            max = Math.max(max, rows);
+            if (rows > 0) {
+                subtasks++;
+            }
+        }
+        if (total > 0) {
+            result.joinSubtasks = subtasks;
+            result.maxJoinShare = (double) max / total;
+        }
+    }
+
     private long failedCheckpoints(JobID job) throws Exception {
         return cluster.getExecutionGraph(job)
                 .get(30, TimeUnit.SECONDS)
@@ -519,6 +555,11 @@ final class JobRunner implements AutoCloseable {
 
     /** Probe rows per second between two times, from the samples closest inside. */
     private static double rate(List<long[]> series, long from, long to) {
+        return rate(series, from, to, 1);
+    }
+
+    /** A column of the samples (1: probe rows, 2: sink rows) per second between two times. */
+    private static double rate(List<long[]> series, long from, long to, int column) {
         long[] a = null;
         long[] b = null;
         for (long[] sample : series) {
@@ -532,7 +573,7 @@ final class JobRunner implements AutoCloseable {
         if (a == null || b == null || b[0] <= a[0]) {
             return Double.NaN;
         }
-        return (b[1] - a[1]) / ((b[0] - a[0]) / 1e9);
+        return (b[column] - a[column]) / ((b[0] - a[0]) / 1e9);
     }
 
     private String failureOf(JobID job) {

@@ -27,19 +27,27 @@ import java.util.SplittableRandom;
  * <ul>
  *   <li>{@link Distribution#UNIFORM}: keys uniform over {@code 0 .. buildKeys * 10 / 9 - 1}.
  *   <li>{@link Distribution#ZIPF}: 90% of rows draw a build key from a Zipf distribution (exponent
- *       {@value #ZIPF_EXPONENT}) over the build keys, with the ranks scattered over the key space
- *       by a fixed permutation so that hot keys do not cluster on one subtask; the other 10% are
- *       uniform over the keys that miss.
+ *       0.99) over the build keys, with the ranks scattered over the key space by a fixed
+ *       permutation so that hot keys do not cluster on one subtask; the other 10% are uniform over
+ *       the keys that miss.
+ *   <li>{@link Distribution#ZIPF12}: the same with the exponent 1.2, the skew at which the
+ *       broadcast build side is compared with the hashed one.
  * </ul>
  */
 final class ProbeKeys {
 
     enum Distribution {
-        UNIFORM,
-        ZIPF
-    }
+        UNIFORM(0),
+        ZIPF(0.99),
+        ZIPF12(1.2);
 
-    static final double ZIPF_EXPONENT = 0.99;
+        /** The Zipf exponent s; 0 for uniform keys. */
+        final double exponent;
+
+        Distribution(double exponent) {
+            this.exponent = exponent;
+        }
+    }
 
     /** Length of the generated key sequence; the probe stream repeats it. */
     static final int SEQUENCE_LENGTH = 10_000_000;
@@ -74,7 +82,7 @@ final class ProbeKeys {
                 keys[i] = random.nextInt(allKeys);
             }
         } else {
-            double[] cdf = zipfCdf(buildKeys);
+            double[] cdf = zipfCdf(buildKeys, distribution.exponent);
             long multiplier = scatterMultiplier(buildKeys);
             for (int i = 0; i < keys.length; i++) {
                 if (random.nextInt(10) == 0) {
@@ -89,11 +97,11 @@ final class ProbeKeys {
     }
 
     /** Cumulative probabilities of ranks 0 .. n - 1, rank r having weight 1 / (r + 1)^s. */
-    private static double[] zipfCdf(int n) {
+    private static double[] zipfCdf(int n, double exponent) {
         double[] cdf = new double[n];
         double sum = 0;
         for (int r = 0; r < n; r++) {
-            sum += 1.0 / Math.pow(r + 1, ZIPF_EXPONENT);
+            sum += 1.0 / Math.pow(r + 1, exponent);
             cdf[r] = sum;
         }
         for (int r = 0; r < n; r++) {

@@ -30,7 +30,10 @@ import org.apache.flink.table.data.TimestampData;
  * i, i + p, i + 2p, ...}; the key of row {@code seq} comes from the run's shared key sequence, so
  * the data does not depend on the contender. {@code ts} is the wall-clock time and {@code
  * src_nanos} the {@link System#nanoTime()} at emission (one stamp per batch of at most {@value
- * #BATCH} rows), read by the sink for the end-to-end latency.
+ * #BATCH} rows), read by the sink for the end-to-end latency. With {@link BenchRun#probeLeadRows} a
+ * subtask waits while it is that far ahead of the slowest one, as the partitions of a topic written
+ * at one rate arrive: the probe rows a join subtask receives then follow from how the join
+ * distributes them, and not from which source thread the scheduler of a loaded machine favours.
  */
 final class ProbeSource extends NoSplitSource<RowData> {
 
@@ -83,6 +86,9 @@ final class ProbeSource extends NoSplitSource<RowData> {
                     return pause(1);
                 }
                 n = Math.min(n, loadShare - emitted);
+            }
+            if (run.probeAhead(emitted)) {
+                return pause(1);
             }
             long now = System.nanoTime();
             if (startNanos == 0) {

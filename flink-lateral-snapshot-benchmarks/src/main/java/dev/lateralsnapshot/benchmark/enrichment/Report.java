@@ -252,18 +252,27 @@ final class Report {
         }
     }
 
+    /** The column of {@link RunResult#csvHeader()} that holds the parallelism. */
+    private static final int PARALLELISM_COLUMN = 32;
+
     static List<RunResult> readCsv(Path csv) throws IOException {
         List<String> lines = Files.readAllLines(csv, StandardCharsets.UTF_8);
         List<RunResult> results = new ArrayList<>();
         for (String line : lines.subList(1, lines.size())) {
             List<String> f = splitCsv(line);
+            // Results written before the parallelism was a column ran at the default of 2.
+            int parallelism =
+                    f.size() > PARALLELISM_COLUMN
+                            ? Integer.parseInt(f.get(PARALLELISM_COLUMN))
+                            : new Settings().parallelism;
             RunSpec spec =
                     new RunSpec(
                             Scenario.parse(f.get(0)),
                             Mode.valueOf(f.get(1)),
                             Contender.valueOf(f.get(2)),
                             Backend.valueOf(f.get(3)),
-                            Integer.parseInt(f.get(4)));
+                            Integer.parseInt(f.get(4)),
+                            parallelism);
             RunResult r = new RunResult(spec);
             r.error = f.get(5).isEmpty() ? null : f.get(5);
             int i = 6;
@@ -297,6 +306,12 @@ final class Report {
             // Results written before the column existed end here.
             if (++i < f.size()) {
                 r.drainCheckpointsCompleted = Long.parseLong(f.get(i));
+            }
+            i = PARALLELISM_COLUMN + 1;
+            if (i + 2 < f.size()) {
+                r.joinSubtasks = Integer.parseInt(f.get(i++));
+                r.maxJoinShare = Double.parseDouble(f.get(i++));
+                r.joinedRate = Double.parseDouble(f.get(i));
             }
             results.add(r);
         }

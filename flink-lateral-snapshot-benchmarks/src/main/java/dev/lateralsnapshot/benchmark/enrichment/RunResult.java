@@ -26,6 +26,13 @@ final class RunResult {
     /** Probe rows per second over the steady window (after the warm-up). */
     double rate = Double.NaN;
 
+    /**
+     * Probe rows joined per second over the same window, from the rows that reached the sink: lower
+     * than {@link #rate} when the join falls behind its sources (a LATERAL SNAPSHOT join keeps
+     * taking probe rows into its buffer while they wait for the build watermark).
+     */
+    double joinedRate = Double.NaN;
+
     double rateFirstHalf = Double.NaN;
     double rateSecondHalf = Double.NaN;
 
@@ -59,6 +66,13 @@ final class RunResult {
     /** Checkpoints that completed between the flip and the last buffered row at the sink. */
     long drainCheckpointsCompleted = -1;
 
+    // ---- LATERAL SNAPSHOT runs ----
+    /** The subtasks of the join that joined probe rows; 0 when not measured. */
+    int joinSubtasks;
+
+    /** The largest share of the probe rows that one join subtask joined over the whole run. */
+    double maxJoinShare = Double.NaN;
+
     RunResult(RunSpec spec) {
         this.spec = spec;
     }
@@ -73,7 +87,8 @@ final class RunResult {
                 + "latency_count,p50_us,p99_us,p999_us,max_us,state_bytes,checkpoints_completed,"
                 + "checkpoints_failed,peak_heap_used,peak_heap_after_gc,buffered_at_flip,"
                 + "load_phase_s,load_checkpoints_completed,load_checkpoints_failed,drain_ms,"
-                + "drain_rate,checkpoint_failure,drain_checkpoints_completed";
+                + "drain_rate,checkpoint_failure,drain_checkpoints_completed,parallelism,"
+                + "join_subtasks,max_join_share,joined_rate";
     }
 
     String csv() {
@@ -112,7 +127,11 @@ final class RunResult {
                 checkpointFailure == null
                         ? ""
                         : '"' + checkpointFailure.replace('"', '\'').replace('\n', ' ') + '"',
-                String.valueOf(drainCheckpointsCompleted));
+                String.valueOf(drainCheckpointsCompleted),
+                String.valueOf(spec.parallelism),
+                String.valueOf(joinSubtasks),
+                String.valueOf(maxJoinShare),
+                String.valueOf(joinedRate));
     }
 
     @Override
@@ -139,6 +158,16 @@ final class RunResult {
                                 checkpointsFailed));
         if (checkpointFailure != null) {
             s.append(" [").append(checkpointFailure).append(']');
+        }
+        if (joinSubtasks > 0) {
+            s.append(
+                    String.format(
+                            " | joined %.3fM rows/s on %d subtasks, largest share %.1f%%,"
+                                    + " sink/probe rows %.3f",
+                            joinedRate / 1e6,
+                            joinSubtasks,
+                            maxJoinShare * 100,
+                            (double) sinkRows / probeRows));
         }
         if (spec.mode == RunSpec.Mode.LOAD) {
             s.append(

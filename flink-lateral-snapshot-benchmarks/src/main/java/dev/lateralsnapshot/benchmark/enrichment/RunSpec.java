@@ -77,12 +77,22 @@ final class RunSpec {
     final Backend backend;
     final int round;
 
-    RunSpec(Scenario scenario, Mode mode, Contender contender, Backend backend, int round) {
+    /** The job's default parallelism: of the sources, and of the join unless it runs on one. */
+    final int parallelism;
+
+    RunSpec(
+            Scenario scenario,
+            Mode mode,
+            Contender contender,
+            Backend backend,
+            int round,
+            int parallelism) {
         this.scenario = scenario;
         this.mode = mode;
         this.contender = contender;
         this.backend = backend;
         this.round = round;
+        this.parallelism = parallelism;
     }
 
     String label() {
@@ -93,6 +103,8 @@ final class RunSpec {
                 + contender
                 + "/"
                 + backend.label
+                + "/p"
+                + parallelism
                 + "/r"
                 + round;
     }

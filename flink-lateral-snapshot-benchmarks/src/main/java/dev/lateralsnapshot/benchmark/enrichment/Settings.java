@@ -28,6 +28,14 @@ final class Settings {
     /** One build update (a -U/+U pair) per this many probe rows: 1% of the probe rate. */
     long probeRowsPerUpdate = 100;
 
+    /**
+     * How far one probe subtask may run ahead of the slowest, in rows; 0 for no limit, -1 for the
+     * plan's (no limit, and {@value #BROADCAST_PROBE_LEAD_ROWS} for {@code --plan=broadcast}).
+     */
+    long probeLeadRows = -1;
+
+    static final long BROADCAST_PROBE_LEAD_ROWS = 65_536;
+
     /** Flink's {@code pipeline.object-reuse}; off by default, as in Flink. */
     boolean objectReuse = false;
 
@@ -39,6 +47,14 @@ final class Settings {
 
     /** ... or when it has run this long (slow contenders: time-bounded). */
     int maxSeconds = 30;
+
+    /**
+     * The probe rate of the range join's throughput runs (P5R, P5RB), over all subtasks: above what
+     * either distribution joins on 2 cores, so the joins still run flat out, but bounded, because
+     * the join takes the probe rows it cannot join yet into its buffer (they wait for the build
+     * watermark) and a source at full speed would fill the heap within a run.
+     */
+    long rangeProbeRate = 150_000;
 
     // ---- latency runs ----
     long fixedRate = 20_000;
@@ -109,6 +125,9 @@ final class Settings {
                 case "managed-memory":
                     s.managedMemory = value;
                     break;
+                case "probe-lead-rows":
+                    s.probeLeadRows = Long.parseLong(value);
+                    break;
                 case "object-reuse":
                     s.objectReuse = Boolean.parseBoolean(value);
                     break;
@@ -120,6 +139,9 @@ final class Settings {
                     break;
                 case "max-seconds":
                     s.maxSeconds = Integer.parseInt(value);
+                    break;
+                case "range-probe-rate":
+                    s.rangeProbeRate = Long.parseLong(value);
                     break;
                 case "fixed-rate":
                     s.fixedRate = Long.parseLong(value);
@@ -160,6 +182,9 @@ final class Settings {
                 default:
                     throw new IllegalArgumentException("Unknown option --" + name);
             }
+        }
+        if (s.probeLeadRows < 0) {
+            s.probeLeadRows = s.plan.equals("broadcast") ? BROADCAST_PROBE_LEAD_ROWS : 0;
         }
         return s;
     }
