@@ -38,6 +38,7 @@ import org.apache.flink.runtime.checkpoint.CheckpointStatsSnapshot;
 import org.apache.flink.runtime.checkpoint.CheckpointStatsStatus;
 import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
 import org.apache.flink.runtime.jobmaster.JobResult;
+import org.apache.flink.runtime.metrics.MetricNames;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -69,6 +70,7 @@ import java.util.stream.Stream;
 
 import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.CURRENT_PHASE;
 import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.NUM_PROBE_SIDE_RECORDS_BUFFERED;
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.NUM_UNMATCHED_PROBE_RECORDS;
 import static org.apache.flink.table.api.Expressions.$;
 
 /**
@@ -97,7 +99,6 @@ final class JobRunner implements AutoCloseable {
         conf.set(RestOptions.BIND_PORT, "0");
         conf.set(WebOptions.CHECKPOINTS_HISTORY_SIZE, 100);
         JoinMetricsReporter.configure(conf);
-        JoinProbeCounters.configure(conf);
         cluster =
                 new MiniCluster(
                         new MiniClusterConfiguration.Builder()
@@ -159,7 +160,6 @@ final class JobRunner implements AutoCloseable {
                     // reported below if the run has no other error
                 }
                 JoinMetricsReporter.forget(job);
-                JoinProbeCounters.forget(job);
             }
             run.close();
             deleteRecursively(checkpoints);
@@ -258,6 +258,13 @@ final class JobRunner implements AutoCloseable {
                             Instant.ofEpochMilli(base + k)));
         }
         return TestValuesTableFactory.registerData(rows);
+    }
+
+    private static Map<Integer, Long> joinMetricBySubtask(JobID job, String name) {
+        Map<Integer, Long> values = new HashMap<>();
+        JoinMetricsReporter.current(job, name)
+                .forEach((subtask, value) -> values.put(subtask, ((Number) value).longValue()));
+        return values;
     }
 
     /** A metric of the running job's join, of each subtask that has registered it so far. */
@@ -527,12 +534,22 @@ final class JobRunner implements AutoCloseable {
         }
     }
 
-    /** The subtasks of the join that joined probe rows, and the largest share of one. */
+    /**
+     * The subtasks of the join that joined probe rows, and the largest share of one. A subtask's
+     * probe rows are the rows its operator emitted ({@code numRecordsOut}) plus those it matched
+     * with no build row: exact for these inner joins, in which a probe row matches at most one
+     * build row (an upsert build side keyed as the condition, or bands that do not overlap).
+     * Flink's {@code numRecordsIn} of the operator would not do: it counts both inputs, and the
+     * build input differs between the distributions.
+     */
     private static void joinShares(JobID job, RunResult result) {
+        Map<Integer, Long> emitted = joinMetricBySubtask(job, MetricNames.IO_NUM_RECORDS_OUT);
+        Map<Integer, Long> unmatched = joinMetricBySubtask(job, NUM_UNMATCHED_PROBE_RECORDS);
         long total = 0;
         long max = 0;
         int subtasks = 0;
-        for (long rows : JoinProbeCounters.probeRowsJoined(job).values()) {
+        for (Map.Entry<Integer, Long> e : emitted.entrySet()) {
+            long rows = e.getValue() + unmatched.getOrDefault(e.getKey(), 0L);
             total += rows;
             max = Math.max(max, rows);
             if (rows > 0) {
