@@ -15,7 +15,6 @@
 package dev.lateralsnapshot.runtime.operators.join.snapshot;
 
 import org.apache.flink.annotation.VisibleForTesting;
-import org.apache.flink.api.common.functions.DefaultOpenContext;
 import org.apache.flink.api.common.state.BroadcastState;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
@@ -23,22 +22,9 @@ import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.OperatorStateStore;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.typeutils.ListTypeInfo;
-import org.apache.flink.metrics.Counter;
-import org.apache.flink.metrics.Gauge;
-import org.apache.flink.metrics.MetricGroup;
-import org.apache.flink.runtime.state.StateInitializationContext;
-import org.apache.flink.runtime.state.StateSnapshotContext;
-import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
-import org.apache.flink.streaming.api.operators.TimestampedCollector;
-import org.apache.flink.streaming.api.operators.TwoInputStreamOperator;
-import org.apache.flink.streaming.api.watermark.Watermark;
-import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
-import org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.binary.BinaryRowData;
-import org.apache.flink.table.data.util.RowDataUtil;
 import org.apache.flink.table.runtime.generated.GeneratedJoinCondition;
-import org.apache.flink.table.runtime.generated.JoinCondition;
 import org.apache.flink.table.runtime.keyselector.RowDataKeySelector;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
@@ -93,8 +79,7 @@ import static org.apache.flink.util.Preconditions.checkNotNull;
  * evicted on one subtask may thus still be present on another, where it keeps matching. The times
  * of the accesses are not checkpointed: after a restore every key's clock starts from the restore.
  */
-public class BroadcastLateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
-        implements TwoInputStreamOperator<RowData, RowData, RowData> {
+public class BroadcastLateralSnapshotJoinOperator extends AbstractLateralSnapshotJoinOperator {
 
     private static final long serialVersionUID = 1L;
 
@@ -114,37 +99,16 @@ public class BroadcastLateralSnapshotJoinOperator extends AbstractStreamOperator
 
     // ---- configuration ----
 
-    private final InternalTypeInfo<RowData> probeType;
-    private final InternalTypeInfo<RowData> buildType;
     private final RowDataKeySelector probeKeySelector;
     private final RowDataKeySelector buildKeySelector;
-    @Nullable private final GeneratedJoinCondition generatedCondition;
-    private final boolean leftOuterJoin;
-    private final int[] nullRejectingKeyPositions;
-    private final BuildSideLayout buildSideLayout;
-    private final int buildTimeIndex;
-    private final int buildTimePrecision;
-    private final long loadCompletedTime;
-    private final long loadCompletedIdleTimeout;
-    private final long stateTtl;
     private final long buildRowsWarningThreshold;
 
     // ---- state ----
 
-    private transient UnionPhaseState phaseState;
-    private transient UnionLongState maxBuildTimeState;
-    private transient UnionLongState buildWatermarkState;
     private transient ListState<RowData> probeBufferState;
     private transient BroadcastState<Long, List<RowData>> pendingChangesState;
     private transient BroadcastBuildSideState buildSide;
     private transient BroadcastHeldUpdateBefores heldUpdateBefores;
-
-    /** The highest build watermark any subtask had reached when the restored snapshot was taken. */
-    private transient long restoredBuildWatermark;
-
-    private transient boolean restored;
-    private transient boolean joinPhase;
-    private transient boolean restoredProbeRowsToDrain;
 
     /** Build changes by time, each time's in arrival order; written to state by a snapshot. */
     private transient TreeMap<Long, List<RowData>> pendingChanges;
@@ -160,43 +124,18 @@ public class BroadcastLateralSnapshotJoinOperator extends AbstractStreamOperator
 
     // ---- runtime ----
 
-    @Nullable private transient JoinCondition condition;
-    private transient TimestampedCollector<RowData> collector;
-    private transient ProbeRowJoiner joiner;
     private transient RowDataSerializer probeKeySerializer;
     private transient RowDataSerializer buildKeySerializer;
-    private transient long buildWatermark;
-    private transient long maxBuildTime;
-    private transient long probeWatermark;
-    private transient boolean probeIdle;
 
-    private transient BuildIdleClock idleClock;
+    /** The key of the build change being processed. */
+    private transient RowData buildChangeKey;
 
-    /** The build time up to which a flip without any build watermark applied the changes. */
-    private transient long appliedAtFlip;
-
-    private transient long startTime;
-    private transient long loadPhaseDuration;
-    private transient boolean buildWatermarkCheckScheduled;
     private transient boolean buildRowsWarningLogged;
 
     // ---- the drain at the flip ----
 
-    private transient boolean draining;
-
     /** Per key, the buffered probe rows the drain has not joined yet. */
     @Nullable private transient Map<RowData, Integer> rowsToDrainByKey;
-
-    private transient long drainStart;
-    private transient long drainedRows;
-
-    // ---- metric values ----
-
-    private transient long probeRowsBuffered;
-    private transient Counter unmatchedBuildRetractions;
-    private transient Counter stateTtlEvictions;
-    private transient Counter lateBuildRecords;
-    private transient Counter buildChangesApplied;
 
     /**
      * @param probeType type of the probe (left) rows
@@ -237,58 +176,35 @@ public class BroadcastLateralSnapshotJoinOperator extends AbstractStreamOperator
             long loadCompletedIdleTimeout,
             long stateTtl,
             long buildRowsWarningThreshold) {
-        this.probeType = checkNotNull(probeType);
-        this.buildType = checkNotNull(buildType);
+        super(
+                probeType,
+                buildType,
+                generatedCondition,
+                leftOuterJoin,
+                filterNullKeys,
+                buildSideLayout,
+                buildTimeIndex,
+                buildTimePrecision,
+                loadCompletedTime,
+                loadCompletedIdleTimeout,
+                stateTtl);
         this.probeKeySelector = checkNotNull(probeKeySelector);
         this.buildKeySelector = checkNotNull(buildKeySelector);
-        this.generatedCondition = generatedCondition;
-        this.leftOuterJoin = leftOuterJoin;
-        this.nullRejectingKeyPositions =
-                LateralSnapshotJoinOperator.positionsOf(checkNotNull(filterNullKeys));
-        this.buildSideLayout = checkNotNull(buildSideLayout);
-        checkArgument(
-                buildTimeIndex >= 0 && buildTimeIndex < buildType.toRowSize(),
-                "The build time index %s is out of range.",
-                buildTimeIndex);
-        checkArgument(
-                buildTimePrecision >= 0 && buildTimePrecision <= 3,
-                "The build time precision must be between 0 and 3, but is %s.",
-                buildTimePrecision);
-        checkArgument(loadCompletedIdleTimeout >= 0, "The idle timeout must not be negative.");
-        checkArgument(stateTtl >= 0, "The state TTL must not be negative.");
         checkArgument(
                 buildRowsWarningThreshold >= 0,
                 "The build rows warning threshold must not be negative.");
-        this.buildTimeIndex = buildTimeIndex;
-        this.buildTimePrecision = buildTimePrecision;
-        this.loadCompletedTime = loadCompletedTime;
-        this.loadCompletedIdleTimeout = loadCompletedIdleTimeout;
-        this.stateTtl = stateTtl;
         this.buildRowsWarningThreshold = buildRowsWarningThreshold;
+    }
+
+    @Override
+    Logger log() {
+        return LOG;
     }
 
     // ---- lifecycle ----
 
     @Override
-    public void initializeState(StateInitializationContext context) throws Exception {
-        super.initializeState(context);
-        OperatorStateStore operatorState = context.getOperatorStateStore();
-        restored = context.isRestored();
-        if (restored) {
-            checkRestoredState(operatorState);
-        }
-        phaseState = new UnionPhaseState(operatorState);
-        // The join phase wins, for the reason the keyed join gives.
-        joinPhase = phaseState.restoredAnyJoinPhase();
-        phaseState.update(joinPhase);
-        maxBuildTimeState =
-                new UnionLongState(operatorState, LateralSnapshotJoinOperator.MAX_BUILD_TIME_STATE);
-        maxBuildTime = maxBuildTimeState.max(Long.MIN_VALUE);
-        buildWatermarkState =
-                new UnionLongState(
-                        operatorState, LateralSnapshotJoinOperator.BUILD_WATERMARK_STATE);
-        restoredBuildWatermark = buildWatermarkState.max(Long.MIN_VALUE);
-
+    void initializeBuildAndProbeState(OperatorStateStore operatorState) throws Exception {
         probeBufferState =
                 operatorState.getListState(
                         new ListStateDescriptor<>(PROBE_BUFFER_STATE, probeType));
@@ -317,7 +233,8 @@ public class BroadcastLateralSnapshotJoinOperator extends AbstractStreamOperator
      * join, whose build side this operator cannot read and would start the join phase without, or
      * in the other layout.
      */
-    private void checkRestoredState(OperatorStateStore operatorState) {
+    @Override
+    void checkRestoredState(OperatorStateStore operatorState) {
         if (operatorState.getRegisteredStateNames().contains(ProbeBuffer.SEQUENCE_STATE)) {
             throw new IllegalStateException(
                     "The LATERAL SNAPSHOT join cannot restore its build side: the savepoint was"
@@ -340,63 +257,32 @@ public class BroadcastLateralSnapshotJoinOperator extends AbstractStreamOperator
     }
 
     @Override
-    public void open() throws Exception {
-        super.open();
-        if (generatedCondition != null) {
-            condition =
-                    generatedCondition.newInstance(getRuntimeContext().getUserCodeClassLoader());
-            condition.setRuntimeContext(getRuntimeContext());
-            condition.open(DefaultOpenContext.INSTANCE);
-        }
-        // No record timestamp, for the reason the keyed join gives.
-        collector = new TimestampedCollector<>(output);
-        collector.eraseTimestamp();
-        MetricGroup metrics = getRuntimeContext().getMetricGroup();
-        joiner =
-                new ProbeRowJoiner(
-                        condition,
-                        leftOuterJoin,
-                        buildSide,
-                        buildType.toRowSize(),
-                        collector,
-                        metrics);
+    BuildSideState openBuildSide() {
         probeKeySerializer = probeKeySelector.getProducedType().toRowSerializer();
         buildKeySerializer = buildKeySelector.getProducedType().toRowSerializer();
-        buildWatermark = Long.MIN_VALUE;
-        probeWatermark = Long.MIN_VALUE;
-        idleClock =
-                new BuildIdleClock(
-                        getProcessingTimeService(),
-                        loadCompletedIdleTimeout,
-                        () -> joinPhase,
-                        this::flipToJoinPhase);
-        appliedAtFlip = Long.MIN_VALUE;
-        startTime = getProcessingTimeService().getCurrentProcessingTime();
         if (stateTtl > 0) {
             ttl = new BroadcastStateTtl(stateTtl, getProcessingTimeService(), this::evict);
         }
-        registerMetrics(metrics);
+        return buildSide;
+    }
 
-        if (restored) {
-            buildSide.countRestored();
-            heldUpdateBefores.countRestored();
-            if (joinPhase && ttl != null) {
-                startTtlClocks();
-            }
-            warnIfBuildSideIsLarge();
-            // Probe rows restored in the join phase come from a subtask that was still loading.
-            restoredProbeRowsToDrain = joinPhase && !probeBuffer.isEmpty();
+    @Override
+    void openRestored() throws Exception {
+        buildSide.countRestored();
+        heldUpdateBefores.countRestored();
+        if (joinPhase) {
+            startTtlClocks();
         }
-        if (restoredProbeRowsToDrain) {
-            getProcessingTimeService()
-                    .registerTimer(
-                            startTime,
-                            time -> {
-                                if (restoredProbeRowsToDrain) {
-                                    drainRestoredProbeRows();
-                                }
-                            });
-        }
+        warnIfBuildSideIsLarge();
+    }
+
+    @Override
+    boolean hasBufferedProbeRows() {
+        return !probeBuffer.isEmpty();
+    }
+
+    @Override
+    void logStart() {
         LOG.info(
                 "LATERAL SNAPSHOT join with a broadcast build side starts in the {} phase (load"
                         + " completed time {}, idle timeout {} ms, state TTL {} ms, build side kept"
@@ -410,13 +296,7 @@ public class BroadcastLateralSnapshotJoinOperator extends AbstractStreamOperator
     }
 
     @Override
-    public void snapshotState(StateSnapshotContext context) throws Exception {
-        super.snapshotState(context);
-        maxBuildTimeState.update(maxBuildTime);
-        // What a restore releases before it joins probe rows of a loading subtask: everything
-        // this subtask had applied, also without a watermark.
-        buildWatermarkState.update(
-                Math.max(Math.max(buildWatermark, appliedAtFlip), restoredBuildWatermark));
+    void snapshotBuildAndProbeState() throws Exception {
         probeBufferState.update(probeBuffer.subList(drainPosition, probeBuffer.size()));
         pendingChangesState.clear();
         for (Map.Entry<Long, List<RowData>> entry : pendingChanges.entrySet()) {
@@ -424,59 +304,10 @@ public class BroadcastLateralSnapshotJoinOperator extends AbstractStreamOperator
         }
     }
 
-    @Override
-    public void close() throws Exception {
-        if (condition != null) {
-            condition.close();
-        }
-        super.close();
-    }
-
-    private void registerMetrics(MetricGroup group) {
-        group.gauge(
-                LateralSnapshotJoinOperator.CURRENT_PHASE,
-                (Gauge<Integer>)
-                        () -> joinPhase ? UnionPhaseState.JOIN_PHASE : UnionPhaseState.LOAD_PHASE);
-        group.gauge(
-                LateralSnapshotJoinOperator.NUM_PROBE_SIDE_RECORDS_BUFFERED,
-                (Gauge<Long>) () -> probeRowsBuffered);
-        unmatchedBuildRetractions =
-                group.counter(LateralSnapshotJoinOperator.NUM_UNMATCHED_BUILD_RETRACTIONS);
-        stateTtlEvictions = group.counter(LateralSnapshotJoinOperator.NUM_STATE_TTL_EVICTIONS);
-        group.gauge(
-                LateralSnapshotJoinOperator.CURRENT_BUILD_SIDE_WATERMARK,
-                (Gauge<Long>) () -> buildWatermark);
-        group.gauge(
-                LateralSnapshotJoinOperator.CURRENT_PROBE_SIDE_WATERMARK,
-                (Gauge<Long>) () -> probeWatermark);
-        lateBuildRecords = group.counter(LateralSnapshotJoinOperator.NUM_LATE_BUILD_SIDE_RECORDS);
-        buildChangesApplied =
-                group.counter(LateralSnapshotJoinOperator.NUM_BUILD_SIDE_CHANGES_APPLIED);
-        group.gauge(
-                LateralSnapshotJoinOperator.LOAD_PHASE_DURATION,
-                (Gauge<Long>)
-                        () ->
-                                joinPhase
-                                        ? loadPhaseDuration
-                                        : getProcessingTimeService().getCurrentProcessingTime()
-                                                - startTime);
-    }
-
     // ---- phases ----
 
-    private void flipToJoinPhase(String reason) throws Exception {
-        if (buildWatermark == Long.MIN_VALUE && maxBuildTime != Long.MIN_VALUE) {
-            // No watermark will say when the build side is loaded, and the idle timeout says it
-            // is: what it sent is the loaded build side, applied in time order.
-            appliedAtFlip = maxBuildTime;
-            applyPendingChanges(maxBuildTime);
-        }
-        joinPhase = true;
-        phaseState.update(joinPhase);
-        loadPhaseDuration = getProcessingTimeService().getCurrentProcessingTime() - startTime;
-        if (ttl != null) {
-            startTtlClocks();
-        }
+    @Override
+    void logFlip(String reason) {
         LOG.info(
                 "LATERAL SNAPSHOT join switches to the join phase after {} ms because {}. Build"
                         + " watermark {}, probe watermark {}, {} build rows.",
@@ -485,57 +316,30 @@ public class BroadcastLateralSnapshotJoinOperator extends AbstractStreamOperator
                 buildWatermark,
                 probeWatermark,
                 buildSide.rowCount());
-        startDrain();
-        drainSlice();
     }
 
-    private void startTtlClocks() throws Exception {
-        for (RowData key : buildSide.keys()) {
-            ttl.start(key);
+    @Override
+    void startTtlClocks() throws Exception {
+        if (ttl != null) {
+            for (RowData key : buildSide.keys()) {
+                ttl.start(key);
+            }
         }
     }
 
     // ---- the drain ----
 
-    /**
-     * Starts to join the buffered probe rows in slices, as the keyed join does (see {@code
-     * LateralSnapshotJoinOperator#startDrain}): until the last one is out the probe watermark and
-     * idle status are held back, and a probe row whose key still has buffered rows waits behind
-     * them.
-     */
-    private void startDrain() throws Exception {
+    @Override
+    void startDrainingRows() throws Exception {
         rowsToDrainByKey = new HashMap<>();
         for (int i = drainPosition; i < probeBuffer.size(); i++) {
             rowsToDrainByKey.merge(probeKey(probeBuffer.get(i)), 1, Integer::sum);
         }
-        draining = true;
-        drainStart = getProcessingTimeService().getCurrentProcessingTime();
-        drainedRows = 0;
     }
 
-    private void drainSlice() throws Exception {
-        if (!draining) {
-            // finish() joined the rest.
-            return;
-        }
-        if (drain(
-                LateralSnapshotJoinOperator.DRAIN_SLICE_ROWS,
-                LateralSnapshotJoinOperator.DRAIN_SLICE_NANOS)) {
-            finishDrain();
-        } else {
-            // A timer due now fires through the mailbox after the input it has queued meanwhile.
-            getProcessingTimeService()
-                    .registerTimer(
-                            getProcessingTimeService().getCurrentProcessingTime(),
-                            time -> drainSlice());
-        }
-    }
-
-    /**
-     * Joins buffered probe rows until a budget of rows or of nanoseconds is spent, at least one: a
-     * probe row counts its output rows and at least one. Returns whether none is left.
-     */
-    private boolean drain(long budget, long nanos) throws Exception {
+    /** A probe row counts its output rows and at least one. */
+    @Override
+    boolean drain(long budget, long nanos) throws Exception {
         long start = System.nanoTime();
         long spent = 0;
         while (drainPosition < probeBuffer.size()) {
@@ -544,12 +348,7 @@ public class BroadcastLateralSnapshotJoinOperator extends AbstractStreamOperator
             rowsToDrainByKey.computeIfPresent(key, (k, rows) -> rows == 1 ? null : rows - 1);
             long emitted = joiner.rowsEmitted();
             joinProbeRow(key, probeRow);
-            spent += Math.max(1, joiner.rowsEmitted() - emitted);
-            drainedRows++;
-            // Rows restored from a snapshot were not counted.
-            if (probeRowsBuffered > 0) {
-                probeRowsBuffered--;
-            }
+            spent += countDrained(emitted);
             if (spent >= budget || System.nanoTime() - start >= nanos) {
                 return drainPosition == probeBuffer.size() && clearProbeBuffer();
             }
@@ -564,61 +363,15 @@ public class BroadcastLateralSnapshotJoinOperator extends AbstractStreamOperator
         return true;
     }
 
-    private void finishDrain() {
-        draining = false;
-        rowsToDrainByKey = null;
-        LOG.info(
-                "LATERAL SNAPSHOT join joined {} buffered probe rows in {} ms.",
-                drainedRows,
-                getProcessingTimeService().getCurrentProcessingTime() - drainStart);
-        if (probeWatermark != Long.MIN_VALUE) {
-            output.emitWatermark(new Watermark(probeWatermark));
-        }
-        // An idle output would drop the watermark: rows, watermark, then the idle status.
-        if (probeIdle) {
-            output.emitWatermarkStatus(WatermarkStatus.IDLE);
-        }
-    }
-
-    private void drainRestoredProbeRows() throws Exception {
-        startRestoredDrain();
-        drainSlice();
-    }
-
-    private void startRestoredDrain() throws Exception {
-        restoredProbeRowsToDrain = false;
-        // The subtask that had flipped had applied the changes up to this build watermark: they
-        // are part of the loaded build side that a flip would have joined these rows against.
-        if (restoredBuildWatermark > buildWatermark) {
-            applyPendingChanges(restoredBuildWatermark);
-        }
-        LOG.info(
-                "LATERAL SNAPSHOT join restored in the join phase, with probe rows that a loading"
-                        + " subtask had buffered.");
-        startDrain();
-    }
-
     @Override
-    public void finish() throws Exception {
-        // The input has ended, and the timers of the next slices would not fire any more.
-        if (restoredProbeRowsToDrain) {
-            startRestoredDrain();
-        }
-        if (draining) {
-            drain(Long.MAX_VALUE, Long.MAX_VALUE);
-            finishDrain();
-        }
-        super.finish();
+    void clearDrainingKeys() {
+        rowsToDrainByKey = null;
     }
 
     // ---- probe side ----
 
     @Override
-    public void processElement1(StreamRecord<RowData> record) throws Exception {
-        if (restoredProbeRowsToDrain) {
-            drainRestoredProbeRows();
-        }
-        RowData probeRow = record.getValue();
+    void processProbeRow(RowData probeRow) throws Exception {
         if (!joinPhase) {
             probeBuffer.add(probeRow);
             probeRowsBuffered++;
@@ -634,38 +387,6 @@ public class BroadcastLateralSnapshotJoinOperator extends AbstractStreamOperator
         joinProbeRow(key, probeRow);
     }
 
-    @Override
-    public void processWatermark1(Watermark mark) throws Exception {
-        if (restoredProbeRowsToDrain) {
-            drainRestoredProbeRows();
-        }
-        probeWatermark = mark.getTimestamp();
-        if (joinPhase && !draining) {
-            output.emitWatermark(mark);
-        }
-    }
-
-    @Override
-    protected void processWatermarkStatus(WatermarkStatus status, int inputIndex) throws Exception {
-        // The output follows the probe side only; the build side's status does not reach it.
-        if (inputIndex == 1) {
-            if (status.isIdle()) {
-                if (!joinPhase && loadCompletedIdleTimeout == 0 && !idleClock.isStarted()) {
-                    LoadPhaseWarnings.warnOfBuildSideIdleFromTheStart(LOG, loadCompletedTime);
-                }
-                idleClock.start();
-            }
-            return;
-        }
-        if (probeIdle != status.isIdle()) {
-            probeIdle = status.isIdle();
-            // Held back until the drain is done, which passes IDLE on.
-            if (joinPhase && !draining) {
-                output.emitWatermarkStatus(status);
-            }
-        }
-    }
-
     /** Joins one probe row against the current build rows of its key and emits. */
     private void joinProbeRow(RowData key, RowData probeRow) throws Exception {
         if (hasNullRejectingKey(key)) {
@@ -677,15 +398,6 @@ public class BroadcastLateralSnapshotJoinOperator extends AbstractStreamOperator
             // A probe row that finds build rows keeps their key from expiring.
             ttl.touch(key);
         }
-    }
-
-    private boolean hasNullRejectingKey(RowData key) {
-        for (int position : nullRejectingKeyPositions) {
-            if (key.isNullAt(position)) {
-                return true;
-            }
-        }
-        return false;
     }
 
     private RowData probeKey(RowData probeRow) throws Exception {
@@ -707,92 +419,30 @@ public class BroadcastLateralSnapshotJoinOperator extends AbstractStreamOperator
     // ---- build side ----
 
     @Override
-    public void processElement2(StreamRecord<RowData> record) throws Exception {
-        idleClock.start();
-        RowData change = record.getValue();
-        RowData key = buildKey(change);
-        if (hasNullRejectingKey(key)) {
-            // Never matches; keeping it would only cost state.
-            return;
+    boolean enterBuildKey(RowData change) throws Exception {
+        buildChangeKey = buildKey(change);
+        if (hasNullRejectingKey(buildChangeKey)) {
+            return false;
         }
         if (ttl != null && joinPhase) {
             // A build change keeps its key alive, as a write does in Flink's state TTL.
-            ttl.touch(key);
+            ttl.touch(buildChangeKey);
         }
-        if (buildWatermark == Long.MIN_VALUE && !buildWatermarkCheckScheduled) {
-            buildWatermarkCheckScheduled = true;
-            getProcessingTimeService()
-                    .registerTimer(
-                            getProcessingTimeService().getCurrentProcessingTime()
-                                    + LateralSnapshotJoinOperator
-                                            .MISSING_BUILD_WATERMARK_WARNING_DELAY,
-                            time -> warnIfBuildWatermarkIsMissing());
-        }
-        boolean timed = !change.isNullAt(buildTimeIndex);
-        long time;
-        if (timed) {
-            time = timeOf(change);
-            maxBuildTime = Math.max(maxBuildTime, time);
-        } else {
-            // A change without a time comes after every change that arrived before it.
-            time = Math.max(maxBuildTime, buildWatermark);
-        }
-        RowKind kind = change.getRowKind();
-        if (kind == RowKind.UPDATE_BEFORE && timed) {
-            holdUpdateBefore(key, time, change);
-        } else if (kind == RowKind.UPDATE_AFTER) {
-            List<RowData> held = heldUpdateBefores.takeAll(key);
-            long pairTime = time;
-            for (RowData updateBefore : held) {
-                pairTime = Math.max(pairTime, timeOf(updateBefore));
-            }
-            for (RowData updateBefore : held) {
-                addPending(pairTime, updateBefore);
-            }
-            addPending(pairTime, change);
-        } else {
-            // The held -U rows did not get their +U next: they are applied alone, at their times.
-            for (RowData updateBefore : heldUpdateBefores.takeAll(key)) {
-                addPending(timeOf(updateBefore), updateBefore);
-            }
-            addPending(time, change);
-        }
+        return true;
     }
 
     @Override
-    public void processWatermark2(Watermark mark) throws Exception {
-        long watermark = mark.getTimestamp();
-        if (watermark <= buildWatermark) {
-            return;
-        }
-        buildWatermark = watermark;
-        // Everything the watermark releases is applied here, before the next probe row.
-        applyPendingChanges(watermark);
-        if (!joinPhase) {
-            if (watermark >= loadCompletedTime) {
-                flipToJoinPhase("the build watermark reached the load completed time");
-            } else {
-                idleClock.restart();
-            }
-        }
+    List<RowData> takeHeldUpdateBefores() throws Exception {
+        return heldUpdateBefores.takeAll(buildChangeKey);
     }
 
-    private long timeOf(RowData change) {
-        return change.getTimestamp(buildTimeIndex, buildTimePrecision).getMillisecond();
+    @Override
+    void holdUpdateBefore(long time, long releaseAt, RowData updateBefore) throws Exception {
+        heldUpdateBefores.hold(buildChangeKey, time, releaseAt, updateBefore);
     }
 
-    /**
-     * Adds a change to the pending changes of its time, or applies it at once when the build
-     * watermark has already passed that time, as the keyed join does.
-     */
-    private void addPending(long time, RowData change) throws Exception {
-        if (time <= buildWatermark) {
-            if (RowDataUtil.isAccumulateMsg(change)) {
-                lateBuildRecords.inc();
-            }
-            apply(change);
-            return;
-        }
+    @Override
+    void addPendingChange(long time, RowData change) {
         pendingChanges.computeIfAbsent(time, t -> new ArrayList<>()).add(change);
     }
 
@@ -802,7 +452,8 @@ public class BroadcastLateralSnapshotJoinOperator extends AbstractStreamOperator
      * with a later time than the one that lets it go, so applying it after the others keeps the
      * order of its key's changes.
      */
-    private void applyPendingChanges(long upTo) throws Exception {
+    @Override
+    void applyChangesUpTo(long upTo) throws Exception {
         while (!pendingChanges.isEmpty() && pendingChanges.firstKey() <= upTo) {
             for (RowData change : pendingChanges.pollFirstEntry().getValue()) {
                 apply(change);
@@ -813,14 +464,8 @@ public class BroadcastLateralSnapshotJoinOperator extends AbstractStreamOperator
         }
     }
 
-    /** Holds a -U until the next change of its key, by the rules the keyed join gives. */
-    private void holdUpdateBefore(RowData key, long time, RowData updateBefore) throws Exception {
-        long releaseAt =
-                Math.max(time, maxBuildTime == Long.MAX_VALUE ? maxBuildTime : maxBuildTime + 1);
-        heldUpdateBefores.hold(key, time, releaseAt, updateBefore);
-    }
-
-    private void apply(RowData change) throws Exception {
+    @Override
+    void apply(RowData change) throws Exception {
         RowData key = buildKey(change);
         buildSide.setCurrentKey(key);
         RowKind kind = change.getRowKind();
@@ -843,12 +488,6 @@ public class BroadcastLateralSnapshotJoinOperator extends AbstractStreamOperator
         if (!buildSide.isEmpty()) {
             buildSide.clear();
             stateTtlEvictions.inc();
-        }
-    }
-
-    private void warnIfBuildWatermarkIsMissing() {
-        if (buildWatermark == Long.MIN_VALUE) {
-            LoadPhaseWarnings.warnOfMissingBuildWatermark(LOG, joinPhase, loadCompletedIdleTimeout);
         }
     }
 
