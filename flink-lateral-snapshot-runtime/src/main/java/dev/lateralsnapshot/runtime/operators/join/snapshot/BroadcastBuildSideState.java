@@ -14,11 +14,14 @@
 
 package dev.lateralsnapshot.runtime.operators.join.snapshot;
 
+import org.apache.flink.api.common.state.BroadcastState;
 import org.apache.flink.api.common.state.OperatorStateStore;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The build rows of every join key, in one subtask's broadcast state: a heap map from the equality
@@ -32,10 +35,17 @@ import java.util.List;
  */
 abstract class BroadcastBuildSideState extends BuildSideState {
 
+    /** The map from the key to its rows, in the form of the layout. */
+    private final BroadcastState<RowData, ?> rowsByKey;
+
     private RowData currentKey;
 
     /** Rows held by this subtask, every occurrence counted. */
     private long rowCount;
+
+    BroadcastBuildSideState(BroadcastState<RowData, ?> rowsByKey) {
+        this.rowsByKey = rowsByKey;
+    }
 
     static BroadcastBuildSideState create(
             BuildSideLayout layout,
@@ -84,6 +94,17 @@ abstract class BroadcastBuildSideState extends BuildSideState {
 
     abstract long countRows() throws Exception;
 
+    @Override
+    final boolean isEmpty() throws Exception {
+        return !rowsByKey.contains(currentKey);
+    }
+
     /** The keys that have rows, collected first so that the state may change after. */
-    abstract List<RowData> keys() throws Exception;
+    final List<RowData> keys() throws Exception {
+        List<RowData> keys = new ArrayList<>();
+        for (Map.Entry<RowData, ?> entry : rowsByKey.entries()) {
+            keys.add(entry.getKey());
+        }
+        return keys;
+    }
 }

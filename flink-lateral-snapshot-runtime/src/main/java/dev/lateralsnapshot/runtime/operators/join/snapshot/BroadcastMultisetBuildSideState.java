@@ -24,9 +24,7 @@ import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -46,11 +44,18 @@ final class BroadcastMultisetBuildSideState extends BroadcastBuildSideState {
             InternalTypeInfo<RowData> keyType,
             InternalTypeInfo<RowData> buildType)
             throws Exception {
-        this.rows =
+        this(
                 store.getBroadcastState(
                         new MapStateDescriptor<>(
-                                STATE_NAME, keyType, new MapTypeInfo<>(buildType, Types.INT)));
-        this.serializer = buildType.toRowSerializer();
+                                STATE_NAME, keyType, new MapTypeInfo<>(buildType, Types.INT))),
+                buildType.toRowSerializer());
+    }
+
+    private BroadcastMultisetBuildSideState(
+            BroadcastState<RowData, Map<RowData, Integer>> rows, RowDataSerializer serializer) {
+        super(rows);
+        this.rows = rows;
+        this.serializer = serializer;
     }
 
     /** Rows are compared as binary rows, for the reason {@link MultisetBuildSideState} gives. */
@@ -110,11 +115,6 @@ final class BroadcastMultisetBuildSideState extends BroadcastBuildSideState {
     }
 
     @Override
-    boolean isEmpty() throws Exception {
-        return !rows.contains(currentKey());
-    }
-
-    @Override
     void clear() {
         try {
             Map<RowData, Integer> keyRows = rows.get(currentKey());
@@ -134,15 +134,6 @@ final class BroadcastMultisetBuildSideState extends BroadcastBuildSideState {
             count += occurrences(entry.getValue());
         }
         return count;
-    }
-
-    @Override
-    List<RowData> keys() throws Exception {
-        List<RowData> keys = new ArrayList<>();
-        for (Map.Entry<RowData, Map<RowData, Integer>> entry : rows.entries()) {
-            keys.add(entry.getKey());
-        }
-        return keys;
     }
 
     private static long occurrences(Map<RowData, Integer> keyRows) {

@@ -20,8 +20,6 @@ import org.apache.flink.api.common.state.OperatorStateStore;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -39,8 +37,12 @@ final class BroadcastSingleRowBuildSideState extends BroadcastBuildSideState {
             InternalTypeInfo<RowData> keyType,
             InternalTypeInfo<RowData> buildType)
             throws Exception {
-        this.rows =
-                store.getBroadcastState(new MapStateDescriptor<>(STATE_NAME, keyType, buildType));
+        this(store.getBroadcastState(new MapStateDescriptor<>(STATE_NAME, keyType, buildType)));
+    }
+
+    private BroadcastSingleRowBuildSideState(BroadcastState<RowData, RowData> rows) {
+        super(rows);
+        this.rows = rows;
     }
 
     @Override
@@ -68,17 +70,7 @@ final class BroadcastSingleRowBuildSideState extends BroadcastBuildSideState {
 
     @Override
     boolean visitRows(RowVisitor visitor) throws Exception {
-        RowData current = rows.get(currentKey());
-        if (current == null) {
-            return false;
-        }
-        visitor.visit(current, 1);
-        return true;
-    }
-
-    @Override
-    boolean isEmpty() throws Exception {
-        return !rows.contains(currentKey());
+        return visitSingleRow(rows.get(currentKey()), visitor);
     }
 
     @Override
@@ -100,14 +92,5 @@ final class BroadcastSingleRowBuildSideState extends BroadcastBuildSideState {
             count++;
         }
         return count;
-    }
-
-    @Override
-    List<RowData> keys() throws Exception {
-        List<RowData> keys = new ArrayList<>();
-        for (Map.Entry<RowData, RowData> entry : rows.entries()) {
-            keys.add(entry.getKey());
-        }
-        return keys;
     }
 }

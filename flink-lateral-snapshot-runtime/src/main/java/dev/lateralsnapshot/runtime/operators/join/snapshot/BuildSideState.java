@@ -18,6 +18,8 @@ import org.apache.flink.api.common.state.KeyedStateStore;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 
+import javax.annotation.Nullable;
+
 /**
  * The build rows of the current join key, in keyed state. One implementation per {@link
  * BuildSideLayout}; the operator sets the key before every call.
@@ -54,6 +56,15 @@ abstract class BuildSideState {
 
     /** Visits every build row of the key; returns false when the key has no build row. */
     abstract boolean visitRows(RowVisitor visitor) throws Exception;
+
+    /** Visits the row of a layout with at most one row per key; returns false when it is null. */
+    static boolean visitSingleRow(@Nullable RowData row, RowVisitor visitor) throws Exception {
+        if (row == null) {
+            return false;
+        }
+        visitor.visit(row, 1);
+        return true;
+    }
 
     abstract boolean isEmpty() throws Exception;
 

@@ -57,12 +57,7 @@ final class SingleRowBuildSideState extends BuildSideState {
 
     @Override
     boolean visitRows(RowVisitor visitor) throws Exception {
-        RowData current = row.value();
-        if (current == null) {
-            return false;
-        }
-        visitor.visit(current, 1);
-        return true;
+        return visitSingleRow(row.value(), visitor);
     }
 
     @Override
