@@ -164,7 +164,7 @@ abstract class AbstractLateralSnapshotJoinOperator extends AbstractStreamOperato
     }
 
     /** The positions of the flags that are set. */
-    static int[] positionsOf(boolean[] flags) {
+    private static int[] positionsOf(boolean[] flags) {
         int[] positions = new int[flags.length];
         int n = 0;
         for (int i = 0; i < flags.length; i++) {

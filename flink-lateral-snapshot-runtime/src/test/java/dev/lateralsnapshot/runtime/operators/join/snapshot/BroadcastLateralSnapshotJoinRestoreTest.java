@@ -16,6 +16,7 @@ package dev.lateralsnapshot.runtime.operators.join.snapshot;
 
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.TwoInputStreamOperatorTestHarness;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 
@@ -220,13 +221,7 @@ class BroadcastLateralSnapshotJoinRestoreTest extends BroadcastLateralSnapshotJo
 
     @TestTemplate
     void refusesToRestoreSnapshotOfTheKeyedJoin() throws Exception {
-        OperatorSubtaskState keyedSnapshot;
-        try (JoinHarness harness = harness(join())) {
-            harness.open();
-            harness.processElement2(insert("A", 1, 10));
-            harness.processWatermark2(watermark(LOAD_COMPLETED_TIME));
-            keyedSnapshot = harness.snapshot(1L, 1L);
-        }
+        OperatorSubtaskState keyedSnapshot = snapshotInJoinPhase(harness(join()));
         try (BroadcastJoinHarness harness = broadcastHarness(join())) {
             assertThatThrownBy(() -> harness.initializeState(keyedSnapshot))
                     .hasStackTraceContaining(
@@ -240,13 +235,7 @@ class BroadcastLateralSnapshotJoinRestoreTest extends BroadcastLateralSnapshotJo
 
     @TestTemplate
     void keyedJoinRefusesToRestoreSnapshotOfTheBroadcastJoin() throws Exception {
-        OperatorSubtaskState broadcastSnapshot;
-        try (BroadcastJoinHarness harness = broadcastHarness(join())) {
-            harness.open();
-            harness.processElement2(insert("A", 1, 10));
-            harness.processWatermark2(watermark(LOAD_COMPLETED_TIME));
-            broadcastSnapshot = harness.snapshot(1L, 1L);
-        }
+        OperatorSubtaskState broadcastSnapshot = snapshotInJoinPhase(broadcastHarness(join()));
         try (JoinHarness harness = harness(join())) {
             assertThatThrownBy(() -> harness.initializeState(broadcastSnapshot))
                     .hasStackTraceContaining(
@@ -255,6 +244,17 @@ class BroadcastLateralSnapshotJoinRestoreTest extends BroadcastLateralSnapshotJo
                                     + " side ('table.exec.lateral-snapshot.build-distribution' ="
                                     + " 'broadcast'), but this job partitions both inputs by the"
                                     + " join keys.");
+        }
+    }
+
+    /** Opens a harness, loads one build row, flips, and snapshots it; closes it. */
+    private static OperatorSubtaskState snapshotInJoinPhase(
+            TwoInputStreamOperatorTestHarness<RowData, RowData, RowData> harness) throws Exception {
+        try (harness) {
+            harness.open();
+            harness.processElement2(insert("A", 1, 10));
+            harness.processWatermark2(watermark(LOAD_COMPLETED_TIME));
+            return harness.snapshot(1L, 1L);
         }
     }
 
