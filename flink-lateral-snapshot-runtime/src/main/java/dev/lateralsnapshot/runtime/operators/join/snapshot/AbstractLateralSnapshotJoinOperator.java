@@ -188,6 +188,9 @@ abstract class AbstractLateralSnapshotJoinOperator extends AbstractStreamOperato
     // ---- what the subclasses decide ----
 
     /** The logger of the concrete operator, which the log texts are audited under. */
+    /** How many buffered rows the drain joins for each probe row that arrives while it runs. */
+    static final int DRAIN_ROWS_PER_PROBE_ROW = 2;
+
     abstract Logger log();
 
     /** Fails on a restored snapshot whose build side this operator cannot read. */
@@ -498,6 +501,25 @@ abstract class AbstractLateralSnapshotJoinOperator extends AbstractStreamOperato
             drainRestoredProbeRows();
         }
         processProbeRow(record.getValue());
+        if (draining) {
+            keepDrainAheadOfInput();
+        }
+    }
+
+    /**
+     * Joins {@link #DRAIN_ROWS_PER_PROBE_ROW} buffered rows for a probe row that arrived during the
+     * drain. The slices run only between input rows; without this, a probe source faster than the
+     * join (a join with a costly condition, say) would fill the buffer of a key being drained
+     * without end, instead of being slowed down by backpressure. So the buffer shrinks with every
+     * probe row taken in, and the input goes at the pace of the join.
+     */
+    private void keepDrainAheadOfInput() throws Exception {
+        for (int i = 0; i < DRAIN_ROWS_PER_PROBE_ROW && draining; i++) {
+            // A budget of one joins exactly one row.
+            if (drain(1, Long.MAX_VALUE)) {
+                finishDrain();
+            }
+        }
     }
 
     @Override
