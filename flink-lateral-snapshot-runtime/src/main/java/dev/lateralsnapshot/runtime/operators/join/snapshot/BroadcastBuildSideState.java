@@ -17,11 +17,16 @@ package dev.lateralsnapshot.runtime.operators.join.snapshot;
 import org.apache.flink.api.common.state.BroadcastState;
 import org.apache.flink.api.common.state.OperatorStateStore;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+
+import javax.annotation.Nullable;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+
+import static org.apache.flink.util.Preconditions.checkArgument;
 
 /**
  * The build rows of every join key, in one subtask's broadcast state: a heap map from the equality
@@ -32,22 +37,34 @@ import java.util.Map;
  * <p>Keys are binary rows, as the planner's key selectors make them and as the state restores them:
  * only equal forms hash alike. A key without rows is removed from the map, so that the map holds
  * exactly the keys that have rows.
+ *
+ * <p>The broadcast state is what a checkpoint writes; lookups go to a {@link BinaryKeyIndex} of the
+ * same keys and the same value objects, which every change updates along with the state and a
+ * restore rebuilds from it.
+ *
+ * @param <V> the rows of one key, in the form of the layout
  */
-abstract class BroadcastBuildSideState extends BuildSideState {
+abstract class BroadcastBuildSideState<V> extends BuildSideState {
 
     /** The map from the key to its rows, in the form of the layout. */
-    private final BroadcastState<RowData, ?> rowsByKey;
+    private final BroadcastState<RowData, V> rowsByKey;
 
-    private RowData currentKey;
+    private final BinaryKeyIndex<V> index = new BinaryKeyIndex<>();
+
+    private BinaryRowData currentKey;
 
     /** Rows held by this subtask, every occurrence counted. */
     private long rowCount;
 
-    BroadcastBuildSideState(BroadcastState<RowData, ?> rowsByKey) {
+    /** Indexes the rows a restore brought back, if any. */
+    BroadcastBuildSideState(BroadcastState<RowData, V> rowsByKey) throws Exception {
         this.rowsByKey = rowsByKey;
+        for (Map.Entry<RowData, V> restored : rowsByKey.entries()) {
+            index.put(binary(restored.getKey()), restored.getValue());
+        }
     }
 
-    static BroadcastBuildSideState create(
+    static BroadcastBuildSideState<?> create(
             BuildSideLayout layout,
             OperatorStateStore store,
             InternalTypeInfo<RowData> keyType,
@@ -72,11 +89,30 @@ abstract class BroadcastBuildSideState extends BuildSideState {
 
     /** Sets the key of the next calls; a binary row that the state may keep as it is. */
     final void setCurrentKey(RowData key) {
-        this.currentKey = key;
+        this.currentKey = binary(key);
     }
 
-    final RowData currentKey() {
-        return currentKey;
+    private static BinaryRowData binary(RowData key) {
+        checkArgument(key instanceof BinaryRowData, "Build side keys must be binary rows.");
+        return (BinaryRowData) key;
+    }
+
+    /** The rows of the current key, or null when it has none. */
+    @Nullable
+    final V rowsOfKey() {
+        return index.get(currentKey);
+    }
+
+    /** Sets the rows of the current key, in the state and in the index. */
+    final void putRowsOfKey(V rows) throws Exception {
+        rowsByKey.put(currentKey, rows);
+        index.put(currentKey, rows);
+    }
+
+    /** Removes the current key and its rows, from the state and from the index. */
+    final void removeKey() throws Exception {
+        rowsByKey.remove(currentKey);
+        index.remove(currentKey);
     }
 
     final long rowCount() {
@@ -94,15 +130,29 @@ abstract class BroadcastBuildSideState extends BuildSideState {
 
     abstract long countRows() throws Exception;
 
+    /** How many keys have rows. */
+    final int keysWithRows() {
+        return index.size();
+    }
+
+    /** The rows of every key, to count them. */
+    final List<V> allRows() throws Exception {
+        List<V> rows = new ArrayList<>(index.size());
+        for (Map.Entry<RowData, V> entry : rowsByKey.entries()) {
+            rows.add(entry.getValue());
+        }
+        return rows;
+    }
+
     @Override
-    final boolean isEmpty() throws Exception {
-        return !rowsByKey.contains(currentKey);
+    final boolean isEmpty() {
+        return rowsOfKey() == null;
     }
 
     /** The keys that have rows, collected first so that the state may change after. */
     final List<RowData> keys() throws Exception {
-        List<RowData> keys = new ArrayList<>();
-        for (Map.Entry<RowData, ?> entry : rowsByKey.entries()) {
+        List<RowData> keys = new ArrayList<>(index.size());
+        for (Map.Entry<RowData, V> entry : rowsByKey.entries()) {
             keys.add(entry.getKey());
         }
         return keys;

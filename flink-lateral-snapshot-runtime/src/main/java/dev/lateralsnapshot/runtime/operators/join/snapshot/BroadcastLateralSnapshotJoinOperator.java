@@ -107,7 +107,7 @@ public class BroadcastLateralSnapshotJoinOperator extends AbstractLateralSnapsho
 
     private transient ListState<RowData> probeBufferState;
     private transient BroadcastState<Long, List<RowData>> pendingChangesState;
-    private transient BroadcastBuildSideState buildSide;
+    private transient BroadcastBuildSideState<?> buildSide;
     private transient BroadcastHeldUpdateBefores heldUpdateBefores;
 
     /** Build changes by time, each time's in arrival order; written to state by a snapshot. */

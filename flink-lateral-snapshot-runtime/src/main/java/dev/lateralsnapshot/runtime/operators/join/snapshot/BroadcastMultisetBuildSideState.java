@@ -32,11 +32,10 @@ import java.util.Map;
  * retraction touches one entry of its key's map, however many rows the key has, so the single key
  * of a join without equality predicate costs no more per change than any other.
  */
-final class BroadcastMultisetBuildSideState extends BroadcastBuildSideState {
+final class BroadcastMultisetBuildSideState extends BroadcastBuildSideState<Map<RowData, Integer>> {
 
     static final String STATE_NAME = "broadcast-build-rows";
 
-    private final BroadcastState<RowData, Map<RowData, Integer>> rows;
     private final RowDataSerializer serializer;
 
     BroadcastMultisetBuildSideState(
@@ -52,9 +51,9 @@ final class BroadcastMultisetBuildSideState extends BroadcastBuildSideState {
     }
 
     private BroadcastMultisetBuildSideState(
-            BroadcastState<RowData, Map<RowData, Integer>> rows, RowDataSerializer serializer) {
+            BroadcastState<RowData, Map<RowData, Integer>> rows, RowDataSerializer serializer)
+            throws Exception {
         super(rows);
-        this.rows = rows;
         this.serializer = serializer;
     }
 
@@ -70,10 +69,10 @@ final class BroadcastMultisetBuildSideState extends BroadcastBuildSideState {
 
     @Override
     void add(RowData row) throws Exception {
-        Map<RowData, Integer> keyRows = rows.get(currentKey());
+        Map<RowData, Integer> keyRows = rowsOfKey();
         if (keyRows == null) {
             keyRows = new HashMap<>();
-            rows.put(currentKey(), keyRows);
+            putRowsOfKey(keyRows);
         }
         keyRows.merge(binary(row), 1, Integer::sum);
         rowsAdded(1);
@@ -81,7 +80,7 @@ final class BroadcastMultisetBuildSideState extends BroadcastBuildSideState {
 
     @Override
     boolean retract(RowData row) throws Exception {
-        Map<RowData, Integer> keyRows = rows.get(currentKey());
+        Map<RowData, Integer> keyRows = rowsOfKey();
         if (keyRows == null) {
             return false;
         }
@@ -93,7 +92,7 @@ final class BroadcastMultisetBuildSideState extends BroadcastBuildSideState {
         if (count == 1) {
             keyRows.remove(binaryRow);
             if (keyRows.isEmpty()) {
-                rows.remove(currentKey());
+                removeKey();
             }
         } else {
             keyRows.put(binaryRow, count - 1);
@@ -104,7 +103,7 @@ final class BroadcastMultisetBuildSideState extends BroadcastBuildSideState {
 
     @Override
     boolean visitRows(RowVisitor visitor) throws Exception {
-        Map<RowData, Integer> keyRows = rows.get(currentKey());
+        Map<RowData, Integer> keyRows = rowsOfKey();
         if (keyRows == null) {
             return false;
         }
@@ -117,10 +116,10 @@ final class BroadcastMultisetBuildSideState extends BroadcastBuildSideState {
     @Override
     void clear() {
         try {
-            Map<RowData, Integer> keyRows = rows.get(currentKey());
+            Map<RowData, Integer> keyRows = rowsOfKey();
             if (keyRows != null) {
                 rowsAdded(-occurrences(keyRows));
-                rows.remove(currentKey());
+                removeKey();
             }
         } catch (Exception e) {
             throw new IllegalStateException("Could not clear the build rows of a key.", e);
@@ -130,8 +129,8 @@ final class BroadcastMultisetBuildSideState extends BroadcastBuildSideState {
     @Override
     long countRows() throws Exception {
         long count = 0;
-        for (Map.Entry<RowData, Map<RowData, Integer>> entry : rows.entries()) {
-            count += occurrences(entry.getValue());
+        for (Map<RowData, Integer> keyRows : allRows()) {
+            count += occurrences(keyRows);
         }
         return count;
     }

@@ -14,35 +14,25 @@
 
 package dev.lateralsnapshot.runtime.operators.join.snapshot;
 
-import org.apache.flink.api.common.state.BroadcastState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.OperatorStateStore;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 
-import java.util.Map;
-
 /**
  * At most one build row per join key, for the reasons {@link SingleRowBuildSideState} gives:
  * inserts and updates replace the row, a retraction removes it without comparing.
  */
-final class BroadcastSingleRowBuildSideState extends BroadcastBuildSideState {
+final class BroadcastSingleRowBuildSideState extends BroadcastBuildSideState<RowData> {
 
     static final String STATE_NAME = "broadcast-build-row";
-
-    private final BroadcastState<RowData, RowData> rows;
 
     BroadcastSingleRowBuildSideState(
             OperatorStateStore store,
             InternalTypeInfo<RowData> keyType,
             InternalTypeInfo<RowData> buildType)
             throws Exception {
-        this(store.getBroadcastState(new MapStateDescriptor<>(STATE_NAME, keyType, buildType)));
-    }
-
-    private BroadcastSingleRowBuildSideState(BroadcastState<RowData, RowData> rows) {
-        super(rows);
-        this.rows = rows;
+        super(store.getBroadcastState(new MapStateDescriptor<>(STATE_NAME, keyType, buildType)));
     }
 
     @Override
@@ -52,32 +42,32 @@ final class BroadcastSingleRowBuildSideState extends BroadcastBuildSideState {
 
     @Override
     void add(RowData newRow) throws Exception {
-        if (rows.get(currentKey()) == null) {
+        if (isEmpty()) {
             rowsAdded(1);
         }
-        rows.put(currentKey(), newRow);
+        putRowsOfKey(newRow);
     }
 
     @Override
     boolean retract(RowData oldRow) throws Exception {
-        if (rows.get(currentKey()) == null) {
+        if (isEmpty()) {
             return false;
         }
-        rows.remove(currentKey());
+        removeKey();
         rowsAdded(-1);
         return true;
     }
 
     @Override
     boolean visitRows(RowVisitor visitor) throws Exception {
-        return visitSingleRow(rows.get(currentKey()), visitor);
+        return visitSingleRow(rowsOfKey(), visitor);
     }
 
     @Override
     void clear() {
         try {
-            if (rows.contains(currentKey())) {
-                rows.remove(currentKey());
+            if (!isEmpty()) {
+                removeKey();
                 rowsAdded(-1);
             }
         } catch (Exception e) {
@@ -86,11 +76,7 @@ final class BroadcastSingleRowBuildSideState extends BroadcastBuildSideState {
     }
 
     @Override
-    long countRows() throws Exception {
-        long count = 0;
-        for (Map.Entry<RowData, RowData> ignored : rows.entries()) {
-            count++;
-        }
-        return count;
+    long countRows() {
+        return keysWithRows();
     }
 }
