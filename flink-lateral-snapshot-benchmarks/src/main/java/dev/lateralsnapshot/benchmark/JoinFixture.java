@@ -14,6 +14,7 @@
 
 package dev.lateralsnapshot.benchmark;
 
+import dev.lateralsnapshot.runtime.operators.join.snapshot.BroadcastLateralSnapshotJoinOperator;
 import dev.lateralsnapshot.runtime.operators.join.snapshot.BuildSideLayout;
 import dev.lateralsnapshot.runtime.operators.join.snapshot.LateralSnapshotJoinOperator;
 
@@ -21,6 +22,7 @@ import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
 import org.apache.flink.streaming.api.operators.Output;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedTwoInputStreamOperatorTestHarness;
+import org.apache.flink.streaming.util.TwoInputStreamOperatorTestHarness;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.data.TimestampData;
@@ -135,6 +137,37 @@ final class JoinFixture {
                         keySelector("ProbeKeyProjection"),
                         keySelector("BuildKeyProjection"),
                         InternalTypeInfo.of(KEY_TYPE));
+        harness.setStateBackend(new HashMapStateBackend());
+        harness.setOutputCreator(serializer -> output);
+        harness.setup();
+        harness.open();
+        return harness;
+    }
+
+    /**
+     * An opened harness of the operator with a broadcast build side, as one subtask of the join
+     * runs it, emitting to the given output.
+     */
+    static TwoInputStreamOperatorTestHarness<RowData, RowData, RowData> openBroadcastHarness(
+            BuildSideLayout layout, long loadCompletedTime, Output<StreamRecord<RowData>> output)
+            throws Exception {
+        TwoInputStreamOperatorTestHarness<RowData, RowData, RowData> harness =
+                new TwoInputStreamOperatorTestHarness<>(
+                        new BroadcastLateralSnapshotJoinOperator(
+                                InternalTypeInfo.of(PROBE_TYPE),
+                                InternalTypeInfo.of(BUILD_TYPE),
+                                keySelector("ProbeKeyProjection"),
+                                keySelector("BuildKeyProjection"),
+                                null,
+                                false,
+                                new boolean[] {true},
+                                layout,
+                                BUILD_TIME_INDEX,
+                                3,
+                                loadCompletedTime,
+                                0,
+                                0,
+                                0));
         harness.setStateBackend(new HashMapStateBackend());
         harness.setOutputCreator(serializer -> output);
         harness.setup();

@@ -21,6 +21,7 @@ import org.apache.flink.streaming.api.operators.TimestampedCollector;
 import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedTwoInputStreamOperatorTestHarness;
+import org.apache.flink.streaming.util.TwoInputStreamOperatorTestHarness;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.utils.JoinedRowData;
 import org.apache.flink.types.RowKind;
@@ -182,6 +183,38 @@ public class ProbeBenchmark {
         }
     }
 
+    /** The operator with a broadcast build side, one subtask's, loaded and flipped likewise. */
+    @State(Scope.Thread)
+    public static class BroadcastOperatorJoin extends Contender {
+
+        @Param({"MULTISET", "ONE_ROW_PER_KEY"})
+        public BuildSideLayout layout;
+
+        TwoInputStreamOperatorTestHarness<RowData, RowData, RowData> harness;
+
+        @Override
+        void load(RowData[] buildRows) throws Exception {
+            harness = JoinFixture.openBroadcastHarness(layout, LOAD_COMPLETED_TIME, joinOutput);
+            for (RowData row : buildRows) {
+                harness.processElement2(new StreamRecord<>(row));
+            }
+            harness.processWatermark2(new Watermark(LOAD_COMPLETED_TIME));
+        }
+
+        @Override
+        long joinBatch(int from) throws Exception {
+            for (int i = from; i < from + BATCH; i++) {
+                harness.processElement1(records[i]);
+            }
+            return joinOutput.drain();
+        }
+
+        @TearDown(Level.Trial)
+        public void close() throws Exception {
+            harness.close();
+        }
+    }
+
     /** The same inner join by hand: key projection, HashMap lookup, JoinedRowData, emit. */
     @State(Scope.Thread)
     public static class BareLoopJoin extends Contender {
@@ -222,6 +255,12 @@ public class ProbeBenchmark {
     @Benchmark
     @OperationsPerInvocation(BATCH)
     public long operator(OperatorJoin join) throws Exception {
+        return join.joinNextBatch();
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(BATCH)
+    public long broadcastOperator(BroadcastOperatorJoin join) throws Exception {
         return join.joinNextBatch();
     }
 
