@@ -27,10 +27,12 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 import java.io.IOException;
 import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.stream.Stream;
@@ -147,7 +149,10 @@ class CommittedSavepointsITCase extends MiniClusterTestBase {
         return backend.name().toLowerCase();
     }
 
-    /** Replaces a directory by a copy of a savepoint's directory (its metadata and state files). */
+    /**
+     * Replaces a directory by a copy of a savepoint's directory (its metadata and state files),
+     * without the path of the directory the savepoint was taken in.
+     */
     static void copy(Path savepoint, Path target) throws IOException {
         if (Files.exists(target)) {
             FileUtils.deleteDirectory(target.toFile());
@@ -155,8 +160,31 @@ class CommittedSavepointsITCase extends MiniClusterTestBase {
         Files.createDirectories(target);
         try (Stream<Path> files = Files.list(savepoint)) {
             for (Path file : (Iterable<Path>) files::iterator) {
-                Files.copy(file, target.resolve(file.getFileName()));
+                Path copy = target.resolve(file.getFileName());
+                Files.copy(file, copy);
+                if (file.getFileName().toString().equals("_metadata")) {
+                    withoutTakenInDirectory(copy, savepoint);
+                }
             }
         }
+    }
+
+    /**
+     * The metadata names the state it holds inline by the path it would have had as a file. Those
+     * names are never read back, and a restore finds state files relative to the metadata; they
+     * carry the path of the test's temporary directory, which is blanked with a string of the same
+     * length, so that the serialized strings keep their lengths.
+     */
+    private static void withoutTakenInDirectory(Path metadata, Path savepoint) throws IOException {
+        byte[] bytes = Files.readAllBytes(metadata);
+        String temporaryDirectory = savepoint.toAbsolutePath().getParent().getParent().toString();
+        byte[] path = temporaryDirectory.getBytes(StandardCharsets.UTF_8);
+        byte[] blank = ("/" + "x".repeat(path.length - 1)).getBytes(StandardCharsets.UTF_8);
+        for (int i = 0; i + path.length <= bytes.length; i++) {
+            if (Arrays.equals(bytes, i, i + path.length, path, 0, path.length)) {
+                System.arraycopy(blank, 0, bytes, i, blank.length);
+            }
+        }
+        Files.write(metadata, bytes);
     }
 }

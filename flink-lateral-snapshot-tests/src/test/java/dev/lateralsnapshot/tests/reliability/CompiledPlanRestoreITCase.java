@@ -14,6 +14,8 @@
 
 package dev.lateralsnapshot.tests.reliability;
 
+import dev.lateralsnapshot.LateralSnapshotOptions;
+import dev.lateralsnapshot.planner.plan.nodes.exec.stream.StreamExecLateralSnapshotBroadcastJoin;
 import dev.lateralsnapshot.planner.plan.nodes.exec.stream.StreamExecLateralSnapshotJoin;
 import dev.lateralsnapshot.tests.runtime.MiniClusterTestBase;
 import dev.lateralsnapshot.testutils.environments.StateBackendKind;
@@ -45,17 +47,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
 /**
- * Restore tests of the join's exec node in the style of Flink's {@code RestoreTestBase}: for each
- * phase of {@link SavepointPhase}, a compiled plan of {@link SavepointJob} and a savepoint of the
- * job run from it are committed under {@code
- * src/test/resources/restore-tests/stream-exec-lateral-snapshot-join_1/<case>/}, as {@code
+ * Restore tests of the join's exec nodes in the style of Flink's {@code RestoreTestBase}: for each
+ * node (the hashed join and the join with a broadcast build side) and each phase of {@link
+ * SavepointPhase}, a compiled plan of {@link SavepointJob} and a savepoint of the job run from it
+ * are committed under {@code src/test/resources/restore-tests/<node type>/<case>/}, as {@code
  * plan/<case>.json} and {@code savepoint/}. Every build loads each plan into fresh tables, restores
  * it from its savepoint on the heap and on RocksDB, and checks what the restored job does. A change
- * to how the node is read from a plan, to the uids of its transformations, or to its state fails
+ * to how a node is read from a plan, to the uids of its transformations, or to its state fails
  * here, as it would fail a user's {@code EXECUTE PLAN} with {@code execution.state-recovery.path}.
  *
- * <p>{@link #generateTestSetupFiles()} writes them anew, from the current build; the README in that
- * directory says when that is legitimate:
+ * <p>{@link #generateTestSetupFiles()} writes them anew, from the current build, for every node or
+ * for the one whose type the property names; the README in that directory says when that is
+ * legitimate:
  *
  * <pre>{@code
  * mvn -B -o verify -pl flink-lateral-snapshot-tests \
@@ -66,72 +69,104 @@ class CompiledPlanRestoreITCase extends MiniClusterTestBase {
 
     static final String GENERATE_PROPERTY = "restore-tests.generate";
 
-    private static final String NODE_DIRECTORY =
-            "restore-tests/" + StreamExecLateralSnapshotJoin.TYPE;
+    /** The join's exec nodes, by the distribution of the build side that plans them. */
+    enum Node {
+        HASH(StreamExecLateralSnapshotJoin.TYPE, "hash"),
+        BROADCAST(StreamExecLateralSnapshotBroadcastJoin.TYPE, "broadcast");
+
+        /** The node's type in a plan, and the directory of its cases. */
+        final String type;
+
+        /** The value of the build distribution option that plans it. */
+        final String distribution;
+
+        Node(String type, String distribution) {
+            this.type = type;
+            this.distribution = distribution;
+        }
+    }
 
     /** Where the cases live in the sources; the generator writes there. */
-    private static final Path SOURCE_DIRECTORY = Paths.get("src/test/resources", NODE_DIRECTORY);
+    private static final Path SOURCE_DIRECTORY = Paths.get("src/test/resources/restore-tests");
 
     /** The savepoints are taken on RocksDB, as Flink's restore tests take theirs. */
     private static final StateBackendKind GENERATING_BACKEND = StateBackendKind.ROCKSDB;
 
     static Stream<Arguments> cases() {
         List<Arguments> cases = new ArrayList<>();
-        for (SavepointPhase phase : SavepointPhase.values()) {
-            for (StateBackendKind backend : StateBackendKind.values()) {
-                cases.add(Arguments.of(phase, backend));
+        for (Node node : Node.values()) {
+            for (SavepointPhase phase : SavepointPhase.values()) {
+                for (StateBackendKind backend : StateBackendKind.values()) {
+                    cases.add(Arguments.of(node, phase, backend));
+                }
             }
         }
         return cases.stream();
     }
 
-    @ParameterizedTest(name = "{0} phase on {1}")
+    @ParameterizedTest(name = "{0}, {1} phase on {2}")
     @MethodSource("cases")
-    void restoresTheCommittedPlanFromItsSavepoint(SavepointPhase phase, StateBackendKind backend)
-            throws Exception {
+    void restoresTheCommittedPlanFromItsSavepoint(
+            Node node, SavepointPhase phase, StateBackendKind backend) throws Exception {
         String name = caseName(phase);
-        Path savepoint = committed(name + "/savepoint");
+        Path savepoint = committed(node, name + "/savepoint");
         assertThat(savepoint.resolve("_metadata")).as("committed savepoint").isRegularFile();
-        PlanReference plan = PlanReference.fromResource(planResource(name));
+        PlanReference plan = PlanReference.fromResource(planResource(node, name));
 
         try (ControlledJob job = SavepointJob.prepare(backend, 2, savepoint.toUri().toString())) {
-            job.submit(cluster(), SavepointJob.loadPlan(job, plan));
+            // The plan decides the distribution; the job's checks read it from the option.
+            job.env().getConfig().set(LateralSnapshotOptions.BUILD_DISTRIBUTION, node.distribution);
+            CompiledPlan loaded = SavepointJob.loadPlan(job, plan);
+            assertThat(loaded.asJsonString()).as("the node of the plan").contains(node.type);
+            job.submit(cluster(), loaded);
             phase.checkRestored(job);
         }
     }
 
     /**
      * Compiles the plan of each case with the current build, runs it into the phase and stops it
-     * with a savepoint, and puts both into the sources, replacing what was there.
+     * with a savepoint, and puts both into the sources, replacing what was there: the cases of
+     * every node when the property is {@code true}, of one node when it names the node's type.
      */
     @Test
-    @EnabledIfSystemProperty(named = GENERATE_PROPERTY, matches = "true")
+    @EnabledIfSystemProperty(named = GENERATE_PROPERTY, matches = ".+")
     void generateTestSetupFiles() throws Exception {
-        assumeThat(Files.isDirectory(SOURCE_DIRECTORY.getParent()))
+        assumeThat(Files.isDirectory(SOURCE_DIRECTORY))
                 .as("run from the module directory, where " + SOURCE_DIRECTORY + " is")
                 .isTrue();
-        for (SavepointPhase phase : SavepointPhase.values()) {
-            String name = caseName(phase);
-            Path target = SOURCE_DIRECTORY.resolve(name);
-            if (Files.exists(target)) {
-                FileUtils.deleteDirectory(target.toFile());
+        String selected = System.getProperty(GENERATE_PROPERTY);
+        for (Node node : Node.values()) {
+            if (!selected.equals("true") && !selected.equals(node.type)) {
+                continue;
             }
-            Path planFile = target.resolve(planPath(name));
-            Files.createDirectories(planFile.getParent());
-            String savepoint;
-            try (ControlledJob job = SavepointJob.prepare(GENERATING_BACKEND, 2, null)) {
-                // Nodes numbered from 1 in every case: a regenerated plan differs only where the
-                // build changed.
-                ExecNodeContext.resetIdCounter();
-                CompiledPlan plan = SavepointJob.compilePlan(job);
-                plan.writeToFile(planFile);
-                job.submit(cluster(), plan);
-                phase.fill(job);
-                savepoint = job.stopWithSavepoint(directory.resolve(name));
+            for (SavepointPhase phase : SavepointPhase.values()) {
+                generate(node, phase);
             }
-            CommittedSavepointsITCase.copy(
-                    Paths.get(URI.create(savepoint)), target.resolve("savepoint"));
         }
+    }
+
+    private void generate(Node node, SavepointPhase phase) throws Exception {
+        String name = caseName(phase);
+        Path target = SOURCE_DIRECTORY.resolve(node.type).resolve(name);
+        if (Files.exists(target)) {
+            FileUtils.deleteDirectory(target.toFile());
+        }
+        Path planFile = target.resolve(planPath(name));
+        Files.createDirectories(planFile.getParent());
+        String savepoint;
+        try (ControlledJob job = SavepointJob.prepare(GENERATING_BACKEND, 2, null)) {
+            job.env().getConfig().set(LateralSnapshotOptions.BUILD_DISTRIBUTION, node.distribution);
+            // Nodes numbered from 1 in every case: a regenerated plan differs only where the
+            // build changed.
+            ExecNodeContext.resetIdCounter();
+            CompiledPlan plan = SavepointJob.compilePlan(job);
+            plan.writeToFile(planFile);
+            job.submit(cluster(), plan);
+            phase.fill(job);
+            savepoint = job.stopWithSavepoint(directory.resolve(node.type + "-" + name));
+        }
+        CommittedSavepointsITCase.copy(
+                Paths.get(URI.create(savepoint)), target.resolve("savepoint"));
     }
 
     /** The directory of a phase's case, as Flink names its restore tests' cases. */
@@ -143,16 +178,15 @@ class CompiledPlanRestoreITCase extends MiniClusterTestBase {
         return "plan/" + caseName + ".json";
     }
 
-    private static String planResource(String caseName) {
-        return NODE_DIRECTORY + "/" + caseName + "/" + planPath(caseName);
+    private static String planResource(Node node, String caseName) {
+        return "restore-tests/" + node.type + "/" + caseName + "/" + planPath(caseName);
     }
 
-    private static Path committed(String path) throws URISyntaxException {
-        URL resource =
+    private static Path committed(Node node, String path) throws URISyntaxException {
+        String resource = "/restore-tests/" + node.type + "/" + path;
+        URL url =
                 Objects.requireNonNull(
-                        CompiledPlanRestoreITCase.class.getResource(
-                                "/" + NODE_DIRECTORY + "/" + path),
-                        path);
-        return Paths.get(resource.toURI());
+                        CompiledPlanRestoreITCase.class.getResource(resource), resource);
+        return Paths.get(url.toURI());
     }
 }
