@@ -25,12 +25,13 @@ import java.util.Arrays;
 
 /**
  * A hash index from the bytes of binary key rows to values, for the probe path of the broadcast
- * build side. A lookup in a {@code HashMap} keyed by {@link BinaryRowData} goes from the bucket
- * through the node, the key row, its segments and the segment's bytes before it reaches the value:
- * one dependent memory load after the other, each a cache miss once the build side outgrows the
- * CPU's caches, which with a copy per subtask it does sooner than a hashed build side (see
- * "Broadcast build side" in docs/operations.md). Here a key's bytes and its value sit side by side
- * in one array of slots, so a lookup reads the slot and the key's bytes.
+ * build side and the keys a {@link StateTtlClock} remembers. A lookup in a {@code HashMap} keyed by
+ * {@link BinaryRowData} goes from the bucket through the node, the key row, its segments and the
+ * segment's bytes before it reaches the value: one dependent memory load after the other, each a
+ * cache miss once the build side outgrows the CPU's caches, which with a copy per subtask it does
+ * sooner than a hashed build side (see "Broadcast build side" in docs/operations.md). Here a key's
+ * bytes and its value sit side by side in one array of slots, so a lookup reads the slot and the
+ * key's bytes.
  *
  * <p>Open addressing with linear probing, at most half full; a removal shifts the keys after it
  * back, so that no slot is marked deleted. Stored keys are never changed: the index keeps the bytes
@@ -73,6 +74,14 @@ final class BinaryKeyIndex<V> {
         slots[2 * free] = bytesToKeep(key);
         slots[2 * free + 1] = value;
         size++;
+    }
+
+    /** Removes every key, keeping the capacity the index has grown to. */
+    void clear() {
+        if (size > 0) {
+            Arrays.fill(slots, null);
+            size = 0;
+        }
     }
 
     void remove(BinaryRowData key) {

@@ -23,9 +23,7 @@ import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.streaming.api.operators.InternalTimerService;
 import org.apache.flink.streaming.api.operators.KeyContext;
 import org.apache.flink.streaming.runtime.tasks.ProcessingTimeService;
-
-import java.util.HashSet;
-import java.util.Set;
+import org.apache.flink.table.data.binary.BinaryRowData;
 
 /**
  * The clock of the state TTL and, per build key, the time of the last access to it: by a probe row
@@ -77,8 +75,12 @@ final class StateTtlClock {
 
     private KeyContext keys;
 
-    /** Keys whose kept time reaches the end of {@link #refreshedWindow}. */
-    private final Set<Object> refreshedKeys = new HashSet<>();
+    /**
+     * Keys whose kept time reaches the end of {@link #refreshedWindow}; looked up by every probe
+     * row that finds build rows, so by the keys' bytes rather than through a {@code HashSet}'s
+     * nodes and key rows (see {@link BinaryKeyIndex}).
+     */
+    private final BinaryKeyIndex<Boolean> refreshedKeys = new BinaryKeyIndex<>();
 
     private long refreshedWindow = Long.MIN_VALUE;
 
@@ -142,8 +144,9 @@ final class StateTtlClock {
             refreshedKeys.clear();
             refreshedWindow = window;
         }
-        Object key = keys.getCurrentKey();
-        if (refreshedKeys.contains(key)) {
+        // The planner's key selectors make binary rows, and state restores them as such.
+        BinaryRowData key = (BinaryRowData) keys.getCurrentKey();
+        if (refreshedKeys.get(key) != null) {
             return;
         }
         Long kept = lastAccess.value();
@@ -155,7 +158,7 @@ final class StateTtlClock {
             lastAccess.update(windowEnd);
         }
         if (refreshedKeys.size() < MAX_REFRESHED_KEYS) {
-            refreshedKeys.add(key);
+            refreshedKeys.put(key, Boolean.TRUE);
         }
     }
 

@@ -70,6 +70,20 @@ class BinaryKeyIndexTest {
     }
 
     @Test
+    void clearForgetsEveryKeyAndTakesNewOnes() {
+        BinaryKeyIndex<Boolean> index = new BinaryKeyIndex<>();
+        for (int k = 0; k < 1_000; k++) {
+            index.put(key(k, 0), true);
+        }
+        index.clear();
+        assertThat(index.size()).isZero();
+        assertThat(index.get(key(1, 0))).isNull();
+        index.put(key(1, 0), true);
+        assertThat(index.get(key(1, 0))).isTrue();
+        assertThat(index.get(key(2, 0))).isNull();
+    }
+
+    @Test
     void findsAKeyWhateverSegmentsItsBytesAreIn() {
         BinaryKeyIndex<String> index = new BinaryKeyIndex<>();
         BinaryRowData stored = key(7, 1);
