@@ -14,6 +14,7 @@
 
 package dev.lateralsnapshot.tests.reliability;
 
+import dev.lateralsnapshot.LateralSnapshotOptions;
 import dev.lateralsnapshot.testutils.environments.StateBackendKind;
 
 import org.apache.flink.runtime.minicluster.MiniCluster;
@@ -98,8 +99,21 @@ final class SavepointJob {
             @Nullable String savepoint,
             String ratesWatermark)
             throws Exception {
+        return start(cluster, backend, parallelism, savepoint, ratesWatermark, "hash");
+    }
+
+    /** Starts the job with a build side distributed as given, {@code hash} or {@code broadcast}. */
+    static ControlledJob start(
+            MiniCluster cluster,
+            StateBackendKind backend,
+            int parallelism,
+            @Nullable String savepoint,
+            String ratesWatermark,
+            String distribution)
+            throws Exception {
         ControlledJob job = prepare(backend, parallelism, savepoint, ratesWatermark);
         try {
+            job.env().getConfig().set(LateralSnapshotOptions.BUILD_DISTRIBUTION, distribution);
             return job.submit(cluster, QUERY);
         } catch (Exception | AssertionError e) {
             job.close();

@@ -14,7 +14,6 @@
 
 package dev.lateralsnapshot.tests.reliability;
 
-import dev.lateralsnapshot.LateralSnapshotOptions;
 import dev.lateralsnapshot.tests.runtime.MiniClusterTestBase;
 import dev.lateralsnapshot.testutils.environments.StateBackendKind;
 
@@ -86,14 +85,13 @@ class SavepointRescaleITCase extends MiniClusterTestBase {
             @Nullable String savepoint,
             String distribution)
             throws Exception {
-        ControlledJob job = SavepointJob.prepare(backend, parallelism, savepoint);
-        try {
-            job.env().getConfig().set(LateralSnapshotOptions.BUILD_DISTRIBUTION, distribution);
-            return job.submit(cluster(), SavepointJob.QUERY);
-        } catch (Exception | AssertionError e) {
-            job.close();
-            throw e;
-        }
+        return SavepointJob.start(
+                cluster(),
+                backend,
+                parallelism,
+                savepoint,
+                SavepointJob.LAGGING_WATERMARK,
+                distribution);
     }
 
     private Path savepoints(String name) throws Exception {
