@@ -16,6 +16,8 @@ package dev.lateralsnapshot.runtime.operators.join.snapshot;
 
 import org.apache.flink.annotation.VisibleForTesting;
 import org.apache.flink.api.common.functions.DefaultOpenContext;
+import org.apache.flink.api.common.functions.FlatMapFunction;
+import org.apache.flink.api.common.functions.RichFunction;
 import org.apache.flink.api.common.state.OperatorStateStore;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Gauge;
@@ -30,10 +32,12 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.util.RowDataUtil;
+import org.apache.flink.table.runtime.generated.GeneratedFunction;
 import org.apache.flink.table.runtime.generated.GeneratedJoinCondition;
 import org.apache.flink.table.runtime.generated.JoinCondition;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.types.RowKind;
+import org.apache.flink.util.Collector;
 
 import org.slf4j.Logger;
 
@@ -80,6 +84,11 @@ abstract class AbstractLateralSnapshotJoinOperator extends AbstractStreamOperato
     final long loadCompletedIdleTimeout;
     final long stateTtl;
 
+    /**
+     * The projection and filter that run on every output row, if any; see {@link #setFusedCalc}.
+     */
+    @Nullable private GeneratedFunction<FlatMapFunction<RowData, RowData>> generatedCalc;
+
     /** The time budget of a drain slice; see {@link #setDrainSliceNanos}. */
     private long drainSliceNanos = LateralSnapshotJoinOperator.DRAIN_SLICE_NANOS;
 
@@ -99,6 +108,7 @@ abstract class AbstractLateralSnapshotJoinOperator extends AbstractStreamOperato
     // ---- runtime ----
 
     @Nullable private transient JoinCondition condition;
+    @Nullable private transient FlatMapFunction<RowData, RowData> calc;
     transient ProbeRowJoiner joiner;
     transient long buildWatermark;
     transient long maxBuildTime;
@@ -173,6 +183,17 @@ abstract class AbstractLateralSnapshotJoinOperator extends AbstractStreamOperato
             }
         }
         return Arrays.copyOf(positions, n);
+    }
+
+    /**
+     * Runs a projection and filter, generated as Flink generates a {@code Calc}, on every row the
+     * join emits, matched or NULL-padded, before the row leaves the operator. The planner sets it
+     * when the join's only consumer is such a Calc, so that the joined row reaches the projection
+     * as it is instead of being copied field by field into a chained Calc operator first. The
+     * join's metrics still count the joined rows. Call it before the operator is serialized.
+     */
+    public void setFusedCalc(@Nullable GeneratedFunction<FlatMapFunction<RowData, RowData>> calc) {
+        this.generatedCalc = calc;
     }
 
     /**
@@ -306,7 +327,7 @@ abstract class AbstractLateralSnapshotJoinOperator extends AbstractStreamOperato
                         leftOuterJoin,
                         buildSide,
                         buildType.toRowSize(),
-                        collector,
+                        generatedCalc == null ? collector : openCalc(collector),
                         metrics);
         buildWatermark = Long.MIN_VALUE;
         probeWatermark = Long.MIN_VALUE;
@@ -351,10 +372,26 @@ abstract class AbstractLateralSnapshotJoinOperator extends AbstractStreamOperato
         snapshotBuildAndProbeState();
     }
 
+    /** Opens the fused calc; returns the collector that passes each joined row through it. */
+    private Collector<RowData> openCalc(Collector<RowData> collector) throws Exception {
+        FlatMapFunction<RowData, RowData> function =
+                generatedCalc.newInstance(getRuntimeContext().getUserCodeClassLoader());
+        if (function instanceof RichFunction) {
+            RichFunction rich = (RichFunction) function;
+            rich.setRuntimeContext(getRuntimeContext());
+            rich.open(DefaultOpenContext.INSTANCE);
+        }
+        calc = function;
+        return new CalcCollector(function, collector);
+    }
+
     @Override
     public void close() throws Exception {
         if (condition != null) {
             condition.close();
+        }
+        if (calc instanceof RichFunction) {
+            ((RichFunction) calc).close();
         }
         super.close();
     }

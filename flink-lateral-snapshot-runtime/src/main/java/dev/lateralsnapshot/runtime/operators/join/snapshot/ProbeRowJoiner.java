@@ -17,11 +17,11 @@ package dev.lateralsnapshot.runtime.operators.join.snapshot;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.MetricGroup;
-import org.apache.flink.streaming.api.operators.TimestampedCollector;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.utils.JoinedRowData;
 import org.apache.flink.table.runtime.generated.JoinCondition;
+import org.apache.flink.util.Collector;
 
 import javax.annotation.Nullable;
 
@@ -36,7 +36,7 @@ final class ProbeRowJoiner implements BuildSideState.RowVisitor {
     @Nullable private final JoinCondition condition;
     private final boolean leftOuterJoin;
     private final BuildSideState buildSide;
-    private final TimestampedCollector<RowData> collector;
+    private final Collector<RowData> collector;
     private final JoinedRowData joinedRow = new JoinedRowData();
     private final GenericRowData nullBuildRow;
     private final Counter unmatchedProbeRecords;
@@ -52,7 +52,7 @@ final class ProbeRowJoiner implements BuildSideState.RowVisitor {
             boolean leftOuterJoin,
             BuildSideState buildSide,
             int buildArity,
-            TimestampedCollector<RowData> collector,
+            Collector<RowData> collector,
             MetricGroup metrics) {
         this.condition = condition;
         this.leftOuterJoin = leftOuterJoin;
