@@ -60,6 +60,9 @@ class PlannerArchitectureTest {
                     "org.apache.flink.table.planner.functions.bridging.BridgingSqlFunction",
                     "org.apache.flink.table.planner.functions.sql.FlinkSqlOperatorTable",
                     "org.apache.flink.table.planner.plan.nodes.exec.ExecNodeContext",
+                    "org.apache.flink.table.planner.delegation.StreamPlanner",
+                    "org.apache.flink.table.planner.codegen.CalcCodeGenerator",
+                    "org.apache.flink.table.planner.plan.nodes.exec.common.CommonExecCalc",
                     "org.apache.flink.table.planner.plan.nodes.exec.serde.CompiledPlanSerdeUtil",
                     "org.apache.flink.table.planner.plan.utils.ExecNodeMetadataUtil",
                     "org.apache.flink.table.planner.plan.nodes.logical.FlinkLogicalTableFunctionScan",
@@ -197,8 +200,9 @@ class PlannerArchitectureTest {
                 .whereLayer("Physical nodes")
                 .mayOnlyBeAccessedByLayers("Programs", "Rules")
                 .whereLayer("Exec nodes")
-                // The activation registers the exec node for compiled plans.
-                .mayOnlyBeAccessedByLayers("Entry point", "Physical nodes")
+                // The activation registers the exec node for compiled plans; the planner factory
+                // installs the exec-graph processor.
+                .mayOnlyBeAccessedByLayers("Entry point", "Planner factory", "Physical nodes")
                 .whereLayer("Functions")
                 .mayOnlyBeAccessedByLayers(
                         "Entry point",

@@ -16,29 +16,19 @@ package dev.lateralsnapshot.planner.delegation;
 
 import dev.lateralsnapshot.LateralSnapshot;
 import dev.lateralsnapshot.planner.SnapshotTestEnvironments;
+import dev.lateralsnapshot.testutils.environments.PlannerFactoryEnvironments;
 
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.Table;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.delegation.PlannerFactory;
-import org.apache.flink.table.factories.Factory;
 import org.apache.flink.table.factories.FactoryUtil;
 import org.apache.flink.table.planner.delegation.DefaultPlannerFactory;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
-import java.net.URL;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.Enumeration;
-import java.util.List;
 
 import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.BATCH_ORDERS_COLUMNS;
 import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.BATCH_RATES_COLUMNS;
@@ -53,8 +43,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  * jar's embedded planner.
  */
 class LateralSnapshotPlannerFactoryTest {
-
-    private static final String FACTORY_SERVICES = "META-INF/services/" + Factory.class.getName();
 
     @TempDir Path tempDir;
 
@@ -76,7 +64,7 @@ class LateralSnapshotPlannerFactoryTest {
     }
 
     @Test
-    void everyStreamingEnvironmentKnowsTheJoinWithoutInstall() throws IOException {
+    void everyStreamingEnvironmentKnowsTheJoinWithoutInstall() {
         TableEnvironment env = createWithTheWrapper(EnvironmentSettings.inStreamingMode());
         env.getConfig().set("table.local-time-zone", "UTC");
         SnapshotTestEnvironments.createTables(env, tempDir);
@@ -87,7 +75,7 @@ class LateralSnapshotPlannerFactoryTest {
     }
 
     @Test
-    void theTableApiFindsSnapshotByNameWithoutInstall() throws IOException {
+    void theTableApiFindsSnapshotByNameWithoutInstall() {
         TableEnvironment env = createWithTheWrapper(EnvironmentSettings.inStreamingMode());
         SnapshotTestEnvironments.createTables(env, tempDir);
 
@@ -106,7 +94,7 @@ class LateralSnapshotPlannerFactoryTest {
     }
 
     @Test
-    void everyBatchEnvironmentKnowsTheJoinWithoutInstall() throws IOException {
+    void everyBatchEnvironmentKnowsTheJoinWithoutInstall() {
         TableEnvironment env = createWithTheWrapper(EnvironmentSettings.inBatchMode());
 
         assertThat(LateralSnapshot.isInstalled(env.getConfig())).isTrue();
@@ -124,51 +112,14 @@ class LateralSnapshotPlannerFactoryTest {
 
     /**
      * Creates a table environment the way Flink does, with the planner factory discovered through
-     * the thread's context class loader, as {@code PlannerFactoryUtil} does.
+     * the thread's context class loader, as {@code PlannerFactoryUtil} does, from a service file in
+     * which this factory takes the place of {@link DefaultPlannerFactory}: the layout of the
+     * drop-in jar's embedded planner.
      */
-    private TableEnvironment createWithTheWrapper(EnvironmentSettings settings) throws IOException {
-        Thread thread = Thread.currentThread();
-        ClassLoader previous = thread.getContextClassLoader();
-        thread.setContextClassLoader(classLoaderListingTheWrapper());
-        try {
-            return TableEnvironment.create(settings);
-        } finally {
-            thread.setContextClassLoader(previous);
-        }
-    }
-
-    /**
-     * A class loader whose factory service file is the test class path's, with this factory in
-     * place of {@link DefaultPlannerFactory}: the layout of the drop-in jar's embedded planner.
-     */
-    private ClassLoader classLoaderListingTheWrapper() throws IOException {
-        ClassLoader parent = getClass().getClassLoader();
-        List<String> factories = new ArrayList<>();
-        for (URL url : Collections.list(parent.getResources(FACTORY_SERVICES))) {
-            try (BufferedReader reader =
-                    new BufferedReader(
-                            new InputStreamReader(url.openStream(), StandardCharsets.UTF_8))) {
-                reader.lines()
-                        .map(String::trim)
-                        .filter(line -> !line.isEmpty() && !line.startsWith("#"))
-                        .map(
-                                line ->
-                                        line.equals(DefaultPlannerFactory.class.getName())
-                                                ? LateralSnapshotPlannerFactory.class.getName()
-                                                : line)
-                        .forEach(factories::add);
-            }
-        }
-        assertThat(factories).contains(LateralSnapshotPlannerFactory.class.getName());
-        Path services = Files.write(tempDir.resolve("Factory"), factories);
-        URL servicesUrl = services.toUri().toURL();
-        return new ClassLoader(parent) {
-            @Override
-            public Enumeration<URL> getResources(String name) throws IOException {
-                return name.equals(FACTORY_SERVICES)
-                        ? Collections.enumeration(List.of(servicesUrl))
-                        : super.getResources(name);
-            }
-        };
+    private static TableEnvironment createWithTheWrapper(EnvironmentSettings settings) {
+        assertThat(PlannerFactoryEnvironments.DEFAULT_PLANNER_FACTORY)
+                .isEqualTo(DefaultPlannerFactory.class.getName());
+        return PlannerFactoryEnvironments.create(
+                settings, LateralSnapshotPlannerFactory.class.getName());
     }
 }
