@@ -15,12 +15,15 @@
 package dev.lateralsnapshot.planner;
 
 import dev.lateralsnapshot.LateralSnapshot;
+import dev.lateralsnapshot.planner.delegation.LateralSnapshotPlannerFactory;
 import dev.lateralsnapshot.planner.internal.TableEnvironmentPlanners;
 import dev.lateralsnapshot.planner.plan.nodes.exec.stream.StreamExecLateralSnapshotJoin;
 import dev.lateralsnapshot.testutils.connectors.Directories;
+import dev.lateralsnapshot.testutils.environments.PlannerFactoryEnvironments;
 import dev.lateralsnapshot.testutils.environments.TableEnvironmentExtension;
 import dev.lateralsnapshot.testutils.environments.TableEnvironments;
 
+import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.ExplainDetail;
 import org.apache.flink.table.api.Table;
 import org.apache.flink.table.api.TableEnvironment;
@@ -89,6 +92,21 @@ public final class SnapshotTestEnvironments {
     public static TableEnvironment streaming(Path buildDirectory) {
         TableEnvironment env = TableEnvironments.streaming();
         LateralSnapshot.install(env);
+        createTables(env, buildDirectory);
+        return env;
+    }
+
+    /**
+     * A streaming environment in UTC with the example tables whose planner the drop-in jar's
+     * planner factory created: the join is installed, and its exec-graph processor fuses the
+     * projection after a join into it.
+     */
+    public static TableEnvironment streamingDropIn(Path buildDirectory) {
+        TableEnvironment env =
+                PlannerFactoryEnvironments.create(
+                        EnvironmentSettings.inStreamingMode(),
+                        LateralSnapshotPlannerFactory.class.getName());
+        env.getConfig().set("table.local-time-zone", "UTC");
         createTables(env, buildDirectory);
         return env;
     }

@@ -14,6 +14,7 @@
 
 package dev.lateralsnapshot.planner.plan.nodes.exec.stream;
 
+import dev.lateralsnapshot.planner.internal.ExecNodeCompilation;
 import dev.lateralsnapshot.runtime.operators.join.snapshot.BroadcastLateralSnapshotJoinOperator;
 import dev.lateralsnapshot.runtime.operators.join.snapshot.BuildSideLayout;
 
@@ -41,11 +42,14 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.annotation.JsonCre
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.annotation.JsonIgnore;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.annotation.JsonProperty;
 
+import org.apache.calcite.rex.RexNode;
+
 import javax.annotation.Nullable;
 
 import java.util.List;
 
 import static org.apache.flink.util.Preconditions.checkArgument;
+import static org.apache.flink.util.Preconditions.checkNotNull;
 
 /**
  * Translates a LATERAL SNAPSHOT join whose build side is broadcast ({@code
@@ -147,6 +151,8 @@ public class StreamExecLateralSnapshotBroadcastJoin extends StreamExecLateralSna
             @JsonProperty(FIELD_NAME_STATE_TTL_MS) @Nullable Long stateTtlMs,
             @JsonProperty(FIELD_NAME_BUILD_SIDE_LAYOUT) @Nullable BuildSideLayout buildSideLayout,
             @JsonProperty(FIELD_NAME_BUILD_ROWS_WARNING_THRESHOLD) long buildRowsWarningThreshold,
+            @JsonProperty(FIELD_NAME_FUSED_PROJECTION) @Nullable List<RexNode> fusedProjection,
+            @JsonProperty(FIELD_NAME_FUSED_CONDITION) @Nullable RexNode fusedCondition,
             @JsonProperty(FIELD_NAME_INPUT_PROPERTIES) List<InputProperty> inputProperties,
             @JsonProperty(FIELD_NAME_OUTPUT_TYPE) RowType outputType,
             @JsonProperty(FIELD_NAME_DESCRIPTION) String description) {
@@ -161,11 +167,42 @@ public class StreamExecLateralSnapshotBroadcastJoin extends StreamExecLateralSna
                 loadCompletedIdleTimeoutMs,
                 stateTtlMs,
                 buildSideLayout,
+                fusedProjection,
+                fusedCondition,
                 inputProperties,
                 outputType,
                 description);
         checkThreshold(buildRowsWarningThreshold);
         this.buildRowsWarningThreshold = buildRowsWarningThreshold;
+    }
+
+    @Override
+    public StreamExecLateralSnapshotBroadcastJoin fuseCalc(
+            List<RexNode> projection,
+            @Nullable RexNode condition,
+            RowType outputType,
+            String calcDescription) {
+        checkArgument(!hasFusedCalc(), "The join has a fused calc already.");
+        StreamExecLateralSnapshotBroadcastJoin fused =
+                new StreamExecLateralSnapshotBroadcastJoin(
+                        getId(),
+                        getTypeAsString(),
+                        getPersistedConfig(),
+                        getJoinSpec(),
+                        getBuildTimeIndex(),
+                        getLoadCompletedCondition(),
+                        getLoadCompletedTime(),
+                        getLoadCompletedIdleTimeoutMs(),
+                        getStateTtlMs(),
+                        getBuildSideLayout(),
+                        buildRowsWarningThreshold,
+                        checkNotNull(projection),
+                        condition,
+                        getInputProperties(),
+                        outputType,
+                        fusedDescription(calcDescription));
+        fused.setCompiled(ExecNodeCompilation.isCompiled(this));
+        return fused;
     }
 
     /** Build rows per subtask above which the operator warns; 0 for never. */
@@ -226,6 +263,7 @@ public class StreamExecLateralSnapshotBroadcastJoin extends StreamExecLateralSna
                         getLoadCompletedIdleTimeout(),
                         getStateTtl(),
                         buildRowsWarningThreshold);
+        operator.setFusedCalc(generateFusedCalc(config, classLoader, probeType, buildType));
 
         Transformation<RowData> probeTransform =
                 (Transformation<RowData>) probeEdge.translateToPlan(planner);

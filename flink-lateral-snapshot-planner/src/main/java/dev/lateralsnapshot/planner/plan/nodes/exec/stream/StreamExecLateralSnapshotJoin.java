@@ -14,11 +14,14 @@
 
 package dev.lateralsnapshot.planner.plan.nodes.exec.stream;
 
+import dev.lateralsnapshot.planner.internal.CalcFunctions;
+import dev.lateralsnapshot.planner.internal.ExecNodeCompilation;
 import dev.lateralsnapshot.planner.internal.ExecNodeContexts;
 import dev.lateralsnapshot.runtime.operators.join.snapshot.BuildSideLayout;
 import dev.lateralsnapshot.runtime.operators.join.snapshot.LateralSnapshotJoinOperator;
 
 import org.apache.flink.FlinkVersion;
+import org.apache.flink.api.common.functions.FlatMapFunction;
 import org.apache.flink.api.dag.Transformation;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ReadableConfig;
@@ -36,10 +39,12 @@ import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecNode;
 import org.apache.flink.table.planner.plan.nodes.exec.utils.ExecNodeUtil;
 import org.apache.flink.table.planner.plan.utils.JoinUtil;
 import org.apache.flink.table.planner.plan.utils.KeySelectorUtil;
+import org.apache.flink.table.runtime.generated.GeneratedFunction;
 import org.apache.flink.table.runtime.generated.GeneratedJoinCondition;
 import org.apache.flink.table.runtime.keyselector.RowDataKeySelector;
 import org.apache.flink.table.runtime.operators.join.FlinkJoinType;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.utils.LogicalTypeChecks;
 
@@ -48,9 +53,12 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.annotation.JsonIgn
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.annotation.JsonInclude;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.annotation.JsonProperty;
 
+import org.apache.calcite.rex.RexNode;
+
 import javax.annotation.Nullable;
 
 import java.util.List;
+import java.util.stream.Stream;
 
 import static org.apache.flink.util.Preconditions.checkArgument;
 import static org.apache.flink.util.Preconditions.checkNotNull;
@@ -71,12 +79,14 @@ import static org.apache.flink.util.Preconditions.checkNotNull;
  * #FIELD_NAME_LOAD_COMPLETED_TIME}, and, only when set, {@value
  * #FIELD_NAME_LOAD_COMPLETED_IDLE_TIMEOUT_MS} and {@value #FIELD_NAME_STATE_TTL_MS}, so that Flink
  * 2.4 can run a plan compiled with this library. What only this library needs has a name of its
- * own, which Flink ignores like any unknown property: {@value #FIELD_NAME_BUILD_SIDE_LAYOUT}. Every
- * argument is in the plan with the value it had at planning: a default {@code load_completed_time}
- * (the wall-clock time of planning, {@value #LOAD_COMPLETED_CONDITION_COMPILE_TIME}) does not move
- * when the plan runs later. Flink can read the node from a plan once {@code ExecNodeRegistry} has
- * registered this class, which every activation of the library does ({@code
- * LateralSnapshot.install} and the drop-in jar's planner factory).
+ * own, which Flink ignores like any unknown property: {@value #FIELD_NAME_BUILD_SIDE_LAYOUT}, and,
+ * only when the planner fused the projection after the join into it, {@value
+ * #FIELD_NAME_FUSED_PROJECTION} and {@value #FIELD_NAME_FUSED_CONDITION}. Every argument is in the
+ * plan with the value it had at planning: a default {@code load_completed_time} (the wall-clock
+ * time of planning, {@value #LOAD_COMPLETED_CONDITION_COMPILE_TIME}) does not move when the plan
+ * runs later. Flink can read the node from a plan once {@code ExecNodeRegistry} has registered this
+ * class, which every activation of the library does ({@code LateralSnapshot.install} and the
+ * drop-in jar's planner factory).
  */
 @ExecNodeMetadata(
         name = StreamExecLateralSnapshotJoin.NAME,
@@ -110,6 +120,12 @@ public class StreamExecLateralSnapshotJoin extends ExecNodeBase<RowData>
 
     /** This library's own: how the operator keeps the build side. */
     public static final String FIELD_NAME_BUILD_SIDE_LAYOUT = "lateralSnapshotBuildSideLayout";
+
+    /** This library's own: the projection of a calc fused into the join, over the joined row. */
+    public static final String FIELD_NAME_FUSED_PROJECTION = "lateralSnapshotFusedProjection";
+
+    /** This library's own: the filter of a calc fused into the join, over the joined row. */
+    public static final String FIELD_NAME_FUSED_CONDITION = "lateralSnapshotFusedCondition";
 
     /** The {@value #FIELD_NAME_LOAD_COMPLETED_CONDITION} of a defaulted load completed time. */
     public static final String LOAD_COMPLETED_CONDITION_COMPILE_TIME = "compile_time";
@@ -146,6 +162,21 @@ public class StreamExecLateralSnapshotJoin extends ExecNodeBase<RowData>
 
     @JsonProperty(FIELD_NAME_BUILD_SIDE_LAYOUT)
     private final BuildSideLayout buildSideLayout;
+
+    /**
+     * The columns of the output rows, over the joined row; null when no calc is fused and the
+     * joined rows are the output.
+     */
+    @JsonProperty(FIELD_NAME_FUSED_PROJECTION)
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    @Nullable
+    private final List<RexNode> fusedProjection;
+
+    /** The filter of the joined rows before the projection; null for none. */
+    @JsonProperty(FIELD_NAME_FUSED_CONDITION)
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    @Nullable
+    private final RexNode fusedCondition;
 
     /**
      * The node of a planned join.
@@ -210,6 +241,8 @@ public class StreamExecLateralSnapshotJoin extends ExecNodeBase<RowData>
                 loadCompletedIdleTimeout > 0 ? loadCompletedIdleTimeout : null,
                 stateTtl > 0 ? stateTtl : null,
                 buildSideLayout,
+                null,
+                null,
                 List.of(probeInputProperty, buildInputProperty),
                 outputType,
                 description);
@@ -234,6 +267,8 @@ public class StreamExecLateralSnapshotJoin extends ExecNodeBase<RowData>
                     Long loadCompletedIdleTimeoutMs,
             @JsonProperty(FIELD_NAME_STATE_TTL_MS) @Nullable Long stateTtlMs,
             @JsonProperty(FIELD_NAME_BUILD_SIDE_LAYOUT) @Nullable BuildSideLayout buildSideLayout,
+            @JsonProperty(FIELD_NAME_FUSED_PROJECTION) @Nullable List<RexNode> fusedProjection,
+            @JsonProperty(FIELD_NAME_FUSED_CONDITION) @Nullable RexNode fusedCondition,
             @JsonProperty(FIELD_NAME_INPUT_PROPERTIES) List<InputProperty> inputProperties,
             @JsonProperty(FIELD_NAME_OUTPUT_TYPE) RowType outputType,
             @JsonProperty(FIELD_NAME_DESCRIPTION) String description) {
@@ -279,7 +314,74 @@ public class StreamExecLateralSnapshotJoin extends ExecNodeBase<RowData>
         this.loadCompletedTime = loadCompletedTime;
         this.loadCompletedIdleTimeoutMs = loadCompletedIdleTimeoutMs;
         this.stateTtlMs = stateTtlMs;
+        checkArgument(
+                fusedCondition == null || fusedProjection != null,
+                "A %s needs a %s.",
+                FIELD_NAME_FUSED_CONDITION,
+                FIELD_NAME_FUSED_PROJECTION);
         this.buildSideLayout = buildSideLayout == null ? BuildSideLayout.MULTISET : buildSideLayout;
+        this.fusedProjection = fusedProjection == null ? null : List.copyOf(fusedProjection);
+        this.fusedCondition = fusedCondition;
+    }
+
+    /**
+     * This join with a calc that consumes its rows fused into it: the same node, of the same id,
+     * type and version, so that its operator keeps its uid and state, whose output is the calc's.
+     * The node has no input edges yet.
+     *
+     * @param projection the calc's projection, over this join's output row
+     * @param condition the calc's filter, over this join's output row; null for none
+     * @param outputType the calc's output type
+     * @param calcDescription the calc's description, which the fused node's description ends with
+     */
+    public StreamExecLateralSnapshotJoin fuseCalc(
+            List<RexNode> projection,
+            @Nullable RexNode condition,
+            RowType outputType,
+            String calcDescription) {
+        checkArgument(fusedProjection == null, "The join has a fused calc already.");
+        StreamExecLateralSnapshotJoin fused =
+                new StreamExecLateralSnapshotJoin(
+                        getId(),
+                        getTypeAsString(),
+                        getPersistedConfig(),
+                        joinSpec,
+                        rightTimeAttributeIndex,
+                        loadCompletedCondition,
+                        loadCompletedTime,
+                        loadCompletedIdleTimeoutMs,
+                        stateTtlMs,
+                        buildSideLayout,
+                        checkNotNull(projection),
+                        condition,
+                        getInputProperties(),
+                        outputType,
+                        fusedDescription(calcDescription));
+        fused.setCompiled(ExecNodeCompilation.isCompiled(this));
+        return fused;
+    }
+
+    /**
+     * The description of this join with the calc fused: the calc's {@code select} and {@code where}
+     * inside {@code calc=[...]}, after the join's own, as EXPLAIN shows them on a Calc.
+     */
+    protected String fusedDescription(String calcDescription) {
+        String calcPrefix = "Calc(";
+        String calc =
+                calcDescription.startsWith(calcPrefix) && calcDescription.endsWith(")")
+                        ? calcDescription.substring(
+                                calcPrefix.length(), calcDescription.length() - 1)
+                        : calcDescription;
+        String join = getDescription();
+        return join.endsWith(")")
+                ? join.substring(0, join.length() - 1) + ", calc=[" + calc + "])"
+                : join + ", calc=[" + calc + "]";
+    }
+
+    /** Whether a calc is fused into the join. */
+    @JsonIgnore
+    public boolean hasFusedCalc() {
+        return fusedProjection != null;
     }
 
     /** How the operator keeps the build side; decided by the physical node. */
@@ -298,6 +400,26 @@ public class StreamExecLateralSnapshotJoin extends ExecNodeBase<RowData>
         return joinSpec;
     }
 
+    /** Where the load completed time came from, as the plan holds it. */
+    @JsonIgnore
+    protected String getLoadCompletedCondition() {
+        return loadCompletedCondition;
+    }
+
+    /** Millis, as the plan holds it: null for none. */
+    @JsonIgnore
+    @Nullable
+    protected Long getLoadCompletedIdleTimeoutMs() {
+        return loadCompletedIdleTimeoutMs;
+    }
+
+    /** Millis, as the plan holds it: null to keep build keys forever. */
+    @JsonIgnore
+    @Nullable
+    protected Long getStateTtlMs() {
+        return stateTtlMs;
+    }
+
     /** Epoch millis. */
     @JsonIgnore
     protected long getLoadCompletedTime() {
@@ -314,6 +436,38 @@ public class StreamExecLateralSnapshotJoin extends ExecNodeBase<RowData>
     @JsonIgnore
     protected long getStateTtl() {
         return stateTtlMs == null ? 0 : stateTtlMs;
+    }
+
+    /**
+     * The function of the fused calc; null when none is fused. Its input is the joined row: the
+     * probe row's columns, then the build row's, which a LEFT join pads with nulls.
+     */
+    @Nullable
+    protected GeneratedFunction<FlatMapFunction<RowData, RowData>> generateFusedCalc(
+            ExecNodeConfig config, ClassLoader classLoader, RowType probeType, RowType buildType) {
+        if (fusedProjection == null) {
+            return null;
+        }
+        boolean leftOuterJoin = joinSpec.getJoinType() == FlinkJoinType.LEFT;
+        RowType joinedType =
+                RowType.of(
+                        Stream.concat(
+                                        probeType.getChildren().stream(),
+                                        buildType.getChildren().stream()
+                                                .map(
+                                                        type ->
+                                                                leftOuterJoin
+                                                                        ? type.copy(true)
+                                                                        : type))
+                                .toArray(LogicalType[]::new));
+        return CalcFunctions.generate(
+                "LateralSnapshotJoinCalc",
+                joinedType,
+                (RowType) getOutputType(),
+                fusedProjection,
+                fusedCondition,
+                config,
+                classLoader);
     }
 
     /**
@@ -354,6 +508,7 @@ public class StreamExecLateralSnapshotJoin extends ExecNodeBase<RowData>
                         loadCompletedTime,
                         getLoadCompletedIdleTimeout(),
                         getStateTtl());
+        operator.setFusedCalc(generateFusedCalc(config, classLoader, probeType, buildType));
 
         Transformation<RowData> probeTransform =
                 (Transformation<RowData>) probeEdge.translateToPlan(planner);

@@ -1,0 +1,120 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package dev.lateralsnapshot.planner.plan.nodes.exec.processor;
+
+import dev.lateralsnapshot.planner.internal.ExecCalcs;
+import dev.lateralsnapshot.planner.plan.nodes.exec.stream.StreamExecLateralSnapshotJoin;
+
+import org.apache.flink.table.planner.plan.nodes.exec.ExecEdge;
+import org.apache.flink.table.planner.plan.nodes.exec.ExecNode;
+import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeGraph;
+import org.apache.flink.table.planner.plan.nodes.exec.processor.ExecNodeGraphProcessor;
+import org.apache.flink.table.planner.plan.nodes.exec.processor.ProcessorContext;
+import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecCalc;
+import org.apache.flink.table.planner.plan.nodes.exec.visitor.AbstractExecNodeExactlyOnceVisitor;
+import org.apache.flink.table.planner.plan.nodes.exec.visitor.ExecNodeVisitor;
+import org.apache.flink.table.types.logical.RowType;
+
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * Fuses the {@code Calc} that projects (and filters) the rows of a LATERAL SNAPSHOT join into the
+ * join: the join's operator then runs the projection on each joined row it emits. Chained to the
+ * join as an operator of its own, the Calc gets a copy of every joined row, which with Flink's
+ * default of no object reuse is a field-by-field copy of a row of both sides
+ * (docs/benchmarks-notes.md, "Copies around the operator"); fused, the row that leaves the join is
+ * the projected binary row.
+ *
+ * <p>It runs on the exec-node graph, after sub-plan reuse has merged the joins of statements that
+ * read one join: a join that two nodes consume keeps its own output and its Calcs, so that the
+ * build side is still read and kept once. The fused join keeps the id, type and version of the
+ * join, so its operator has the same uid and state as without fusion and restores the same
+ * savepoints.
+ */
+public final class LateralSnapshotJoinCalcFusion implements ExecNodeGraphProcessor {
+
+    @Override
+    public ExecNodeGraph process(ExecNodeGraph graph, ProcessorContext context) {
+        List<ExecNode<?>> nodes = new ArrayList<>();
+        ExecNodeVisitor collector =
+                new AbstractExecNodeExactlyOnceVisitor() {
+                    @Override
+                    protected void visitNode(ExecNode<?> node) {
+                        nodes.add(node);
+                        visitInputs(node);
+                    }
+                };
+        graph.getRootNodes().forEach(root -> root.accept(collector));
+
+        Map<ExecNode<?>, Integer> consumers = new IdentityHashMap<>();
+        graph.getRootNodes().forEach(root -> consumers.merge(root, 1, Integer::sum));
+        for (ExecNode<?> node : nodes) {
+            for (ExecEdge edge : node.getInputEdges()) {
+                consumers.merge(edge.getSource(), 1, Integer::sum);
+            }
+        }
+
+        Map<ExecNode<?>, ExecNode<?>> fusedCalcs = new IdentityHashMap<>();
+        for (ExecNode<?> node : nodes) {
+            if (node instanceof StreamExecCalc && node.getInputEdges().size() == 1) {
+                ExecNode<?> input = node.getInputEdges().get(0).getSource();
+                if (input instanceof StreamExecLateralSnapshotJoin
+                        && !((StreamExecLateralSnapshotJoin) input).hasFusedCalc()
+                        && consumers.get(input) == 1) {
+                    fusedCalcs.put(
+                            node,
+                            fuse((StreamExecCalc) node, (StreamExecLateralSnapshotJoin) input));
+                }
+            }
+        }
+        if (fusedCalcs.isEmpty()) {
+            return graph;
+        }
+
+        for (ExecNode<?> node : nodes) {
+            List<ExecEdge> edges = node.getInputEdges();
+            for (int i = 0; i < edges.size(); i++) {
+                ExecNode<?> fused = fusedCalcs.get(edges.get(i).getSource());
+                if (fused != null) {
+                    node.replaceInputEdge(
+                            i, ExecEdge.builder().from(edges.get(i)).source(fused).build());
+                }
+            }
+        }
+        List<ExecNode<?>> roots =
+                graph.getRootNodes().stream()
+                        .map(root -> fusedCalcs.getOrDefault(root, root))
+                        .collect(Collectors.toList());
+        return new ExecNodeGraph(graph.getFlinkVersion(), roots);
+    }
+
+    private static ExecNode<?> fuse(StreamExecCalc calc, StreamExecLateralSnapshotJoin join) {
+        StreamExecLateralSnapshotJoin fused =
+                join.fuseCalc(
+                        ExecCalcs.projection(calc),
+                        ExecCalcs.condition(calc),
+                        (RowType) calc.getOutputType(),
+                        calc.getDescription());
+        fused.setInputEdges(
+                join.getInputEdges().stream()
+                        .map(edge -> ExecEdge.builder().from(edge).target(fused).build())
+                        .collect(Collectors.toList()));
+        return fused;
+    }
+}
