@@ -154,6 +154,7 @@ abstract class BroadcastLateralSnapshotJoinTestBase extends LateralSnapshotJoinT
                         spec.idleTimeout,
                         spec.stateTtl,
                         buildRowsWarningThreshold);
+        operator.setFusedCalc(spec.calc);
         BroadcastJoinHarness harness =
                 new BroadcastJoinHarness(operator, spec, parallelism, subtaskIndex);
         harness.setStateBackend(createStateBackend());

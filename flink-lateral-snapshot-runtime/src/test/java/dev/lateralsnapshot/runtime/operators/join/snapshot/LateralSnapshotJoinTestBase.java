@@ -15,6 +15,7 @@
 package dev.lateralsnapshot.runtime.operators.join.snapshot;
 
 import org.apache.flink.api.common.functions.AbstractRichFunction;
+import org.apache.flink.api.common.functions.FlatMapFunction;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.Metric;
@@ -32,6 +33,7 @@ import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.data.TimestampData;
 import org.apache.flink.table.data.binary.BinaryRowData;
+import org.apache.flink.table.runtime.generated.GeneratedFunction;
 import org.apache.flink.table.runtime.generated.GeneratedJoinCondition;
 import org.apache.flink.table.runtime.generated.JoinCondition;
 import org.apache.flink.table.runtime.keyselector.RowDataKeySelector;
@@ -122,6 +124,8 @@ abstract class LateralSnapshotJoinTestBase {
         long loadCompletedTime = LOAD_COMPLETED_TIME;
         long idleTimeout;
         long stateTtl;
+        @Nullable GeneratedFunction<FlatMapFunction<RowData, RowData>> calc;
+        @Nullable RowType calcOutputType;
 
         JoinSpec leftOuterJoin() {
             this.leftOuterJoin = true;
@@ -150,6 +154,16 @@ abstract class LateralSnapshotJoinTestBase {
 
         JoinSpec condition(JoinPredicate predicate) {
             this.condition = generatedCondition(predicate);
+            return this;
+        }
+
+        /**
+         * A calc fused into the join, written by hand where the planner would generate code: the
+         * join's output is then the calc's, of the given type.
+         */
+        JoinSpec fusedCalc(RowType outputType, FlatMapFunction<RowData, RowData> function) {
+            this.calc = generatedCalc(function);
+            this.calcOutputType = outputType;
             return this;
         }
 
@@ -183,24 +197,30 @@ abstract class LateralSnapshotJoinTestBase {
         }
 
         RowType outputType() {
+            if (calcOutputType != null) {
+                return calcOutputType;
+            }
             List<LogicalType> fields = new ArrayList<>(probeType.getChildren());
             fields.addAll(buildType.getChildren());
             return RowType.of(fields.toArray(new LogicalType[0]));
         }
 
         MetricsExposingOperator createOperator() {
-            return new MetricsExposingOperator(
-                    InternalTypeInfo.of(probeType),
-                    InternalTypeInfo.of(buildType),
-                    condition,
-                    leftOuterJoin,
-                    filterNullKeys,
-                    layout,
-                    buildTimeIndex,
-                    3,
-                    loadCompletedTime,
-                    idleTimeout,
-                    stateTtl);
+            MetricsExposingOperator operator =
+                    new MetricsExposingOperator(
+                            InternalTypeInfo.of(probeType),
+                            InternalTypeInfo.of(buildType),
+                            condition,
+                            leftOuterJoin,
+                            filterNullKeys,
+                            layout,
+                            buildTimeIndex,
+                            3,
+                            loadCompletedTime,
+                            idleTimeout,
+                            stateTtl);
+            operator.setFusedCalc(calc);
+            return operator;
         }
     }
 
@@ -261,6 +281,18 @@ abstract class LateralSnapshotJoinTestBase {
     @FunctionalInterface
     interface JoinPredicate extends Serializable {
         boolean test(RowData probeRow, RowData buildRow);
+    }
+
+    private static GeneratedFunction<FlatMapFunction<RowData, RowData>> generatedCalc(
+            FlatMapFunction<RowData, RowData> function) {
+        return new GeneratedFunction<>("HandWrittenCalc", "", new Object[0]) {
+            private static final long serialVersionUID = 1L;
+
+            @Override
+            public FlatMapFunction<RowData, RowData> newInstance(ClassLoader classLoader) {
+                return function;
+            }
+        };
     }
 
     private static GeneratedJoinCondition generatedCondition(JoinPredicate predicate) {
