@@ -48,7 +48,25 @@ public final class TableEnvironments {
      * a state backend, in UTC.
      */
     public static TableEnvironment streamingJobs(StateBackendKind backend, int parallelism) {
-        TableEnvironment env = streaming();
+        return jobs(streaming(), backend, parallelism);
+    }
+
+    /**
+     * A streaming environment as {@link #streamingJobs(StateBackendKind, int)}, whose planner the
+     * factory of the given class name creates in the place of Flink's ({@link
+     * PlannerFactoryEnvironments}).
+     */
+    public static TableEnvironment streamingJobs(
+            String plannerFactory, StateBackendKind backend, int parallelism) {
+        TableEnvironment env =
+                PlannerFactoryEnvironments.create(
+                        EnvironmentSettings.inStreamingMode(), plannerFactory);
+        env.getConfig().set("table.local-time-zone", "UTC");
+        return jobs(env, backend, parallelism);
+    }
+
+    private static TableEnvironment jobs(
+            TableEnvironment env, StateBackendKind backend, int parallelism) {
         env.getConfig().set("parallelism.default", String.valueOf(parallelism));
         env.getConfig().set("state.backend.type", backend.type);
         // A source subtask without rows sends no watermark and would hold the build watermark back

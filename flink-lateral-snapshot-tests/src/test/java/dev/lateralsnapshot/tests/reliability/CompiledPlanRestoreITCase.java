@@ -29,6 +29,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import java.net.URI;
@@ -41,6 +42,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -121,6 +124,46 @@ class CompiledPlanRestoreITCase extends MiniClusterTestBase {
             job.submit(cluster(), loaded);
             phase.checkRestored(job);
         }
+    }
+
+    /**
+     * The statement's plan compiled by the drop-in jar's planner, which fuses the Calc after the
+     * join into the join, restores the committed savepoint, taken from the plan without fusion: the
+     * fused join keeps the id of the join, so its operator keeps its uid and state, and the Calc
+     * that is gone had no state.
+     */
+    @ParameterizedTest(name = "{0} phase")
+    @EnumSource(SavepointPhase.class)
+    void theFusedPlanOfTheStatementRestoresTheCommittedSavepoint(SavepointPhase phase)
+            throws Exception {
+        String name = caseName(phase);
+        Path savepoint = committed(name + "/savepoint");
+        String committedPlan = Files.readString(committed(name + "/" + planPath(name)));
+
+        try (ControlledJob job =
+                SavepointJob.prepareDropIn(
+                        StateBackendKind.HEAP, 2, savepoint.toUri().toString())) {
+            // Numbered from 1, as the committed plans are.
+            ExecNodeContext.resetIdCounter();
+            CompiledPlan plan = SavepointJob.compilePlan(job);
+            assertThat(plan.asJsonString())
+                    .contains(StreamExecLateralSnapshotJoin.FIELD_NAME_FUSED_PROJECTION);
+            assertThat(joinId(plan.asJsonString())).isEqualTo(joinId(committedPlan));
+            job.submit(cluster(), plan);
+            phase.checkRestored(job);
+        }
+    }
+
+    /** The id of the join's node in a compiled plan. */
+    private static String joinId(String plan) {
+        Matcher id =
+                Pattern.compile(
+                                "\"id\" : (\\d+),\\s*\"type\" : \""
+                                        + StreamExecLateralSnapshotJoin.TYPE
+                                        + "\"")
+                        .matcher(plan);
+        assertThat(id.find()).as("the join's node in%n%s", plan).isTrue();
+        return id.group(1);
     }
 
     /**

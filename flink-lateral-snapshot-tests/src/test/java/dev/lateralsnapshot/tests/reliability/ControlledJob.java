@@ -70,8 +70,13 @@ final class ControlledJob implements AutoCloseable {
 
     /** An environment for a job at a parallelism on a state backend, with nothing submitted yet. */
     static ControlledJob prepare(StateBackendKind backend, int parallelism) {
+        return prepare(MiniClusterTestBase.streamingEnvironment(backend, parallelism), parallelism);
+    }
+
+    /** A job in the given environment, of jobs at the parallelism, with nothing submitted yet. */
+    static ControlledJob prepare(TableEnvironment env, int parallelism) {
         return new ControlledJob(
-                MiniClusterTestBase.streamingEnvironment(backend, parallelism),
+                env,
                 ProbeChannel.open(parallelism),
                 ProbeChannel.open(parallelism),
                 CollectedRows.open());

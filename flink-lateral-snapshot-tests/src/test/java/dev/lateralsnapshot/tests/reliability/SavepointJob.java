@@ -15,6 +15,7 @@
 package dev.lateralsnapshot.tests.reliability;
 
 import dev.lateralsnapshot.LateralSnapshotOptions;
+import dev.lateralsnapshot.tests.runtime.MiniClusterTestBase;
 import dev.lateralsnapshot.testutils.environments.StateBackendKind;
 
 import org.apache.flink.runtime.minicluster.MiniCluster;
@@ -111,7 +112,8 @@ final class SavepointJob {
             String ratesWatermark,
             String distribution)
             throws Exception {
-        ControlledJob job = prepare(backend, parallelism, savepoint, ratesWatermark);
+        ControlledJob job =
+                prepare(ControlledJob.prepare(backend, parallelism), savepoint, ratesWatermark);
         try {
             job.env().getConfig().set(LateralSnapshotOptions.BUILD_DISTRIBUTION, distribution);
             return job.submit(cluster, QUERY);
@@ -151,16 +153,26 @@ final class SavepointJob {
     static ControlledJob prepare(
             StateBackendKind backend, int parallelism, @Nullable String savepoint)
             throws Exception {
-        return prepare(backend, parallelism, savepoint, LAGGING_WATERMARK);
+        return prepare(ControlledJob.prepare(backend, parallelism), savepoint, LAGGING_WATERMARK);
+    }
+
+    /**
+     * The job as {@link #prepare(StateBackendKind, int, String)}, in an environment whose planner
+     * the drop-in jar's planner factory created, which fuses the projection after the join into the
+     * join.
+     */
+    static ControlledJob prepareDropIn(
+            StateBackendKind backend, int parallelism, @Nullable String savepoint)
+            throws Exception {
+        return prepare(
+                ControlledJob.prepare(
+                        MiniClusterTestBase.dropInEnvironment(backend, parallelism), parallelism),
+                savepoint,
+                LAGGING_WATERMARK);
     }
 
     private static ControlledJob prepare(
-            StateBackendKind backend,
-            int parallelism,
-            @Nullable String savepoint,
-            String ratesWatermark)
-            throws Exception {
-        ControlledJob job = ControlledJob.prepare(backend, parallelism);
+            ControlledJob job, @Nullable String savepoint, String ratesWatermark) throws Exception {
         try {
             TableEnvironment env = job.env();
             // The settings that decide how Flink finds the state of an operator (see above).

@@ -15,6 +15,7 @@
 package dev.lateralsnapshot.tests.runtime;
 
 import dev.lateralsnapshot.LateralSnapshot;
+import dev.lateralsnapshot.planner.plan.nodes.exec.stream.StreamExecLateralSnapshotJoin;
 import dev.lateralsnapshot.testutils.connectors.CollectedRows;
 import dev.lateralsnapshot.testutils.connectors.CollectingTableFactory;
 import dev.lateralsnapshot.testutils.connectors.Directories;
@@ -42,6 +43,7 @@ import java.util.List;
 import java.util.stream.LongStream;
 import java.util.stream.Stream;
 
+import static dev.lateralsnapshot.LateralSnapshotOptions.BUILD_DISTRIBUTION;
 import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.ENRICHED_COLUMNS;
 import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.ORDERS_COLUMNS;
 import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.RATES_COLUMNS;
@@ -287,6 +289,56 @@ class CompiledPlanRoundTripITCase extends MiniClusterTestBase {
         assertThat(fromPlan.rows()).containsExactlyInAnyOrderElementsOf(direct.rows());
     }
 
+    /**
+     * Statements whose Calc after the join the drop-in planner fuses into the join: an expression
+     * over both sides of a LEFT join, so over NULL-padded rows too, and the same with a filter.
+     */
+    static Stream<Arguments> fusedStatementsAndDistributions() {
+        String amount =
+                "SELECT o.order_id, o.currency, o.order_id * r.rate FROM orders AS o LEFT JOIN"
+                        + SNAPSHOT;
+        List<Arguments> arguments = new ArrayList<>();
+        for (String query : List.of(amount, amount + " WHERE r.rate > 2")) {
+            for (String distribution : List.of("hash", "broadcast")) {
+                arguments.add(Arguments.of(query, distribution));
+            }
+        }
+        return arguments.stream();
+    }
+
+    @ParameterizedTest(name = "{0} with a {1} build side")
+    @MethodSource("fusedStatementsAndDistributions")
+    void aFusedJoinAndItsCompiledPlanEmitTheRowsOfTheUnfusedOne(String query, String distribution)
+            throws Exception {
+        StateBackendKind backend = StateBackendKind.HEAP;
+        String insert = "INSERT INTO enriched " + query;
+        CollectedRows unfused = collection();
+        TableEnvironment installed = environment(boundedInputEnvironment(backend), unfused);
+        installed.getConfig().set(BUILD_DISTRIBUTION, distribution);
+        assertThat(installed.compilePlanSql(insert).asJsonString())
+                .doesNotContain(StreamExecLateralSnapshotJoin.FIELD_NAME_FUSED_PROJECTION);
+        installed.executeSql(insert).await();
+        assertThat(unfused.rows()).isNotEmpty();
+
+        CollectedRows fused = collection();
+        TableEnvironment dropIn = environment(boundedDropInEnvironment(backend), fused);
+        dropIn.getConfig().set(BUILD_DISTRIBUTION, distribution);
+        dropIn.executeSql(insert).await();
+        assertThat(fused.rows()).containsExactlyInAnyOrderElementsOf(unfused.rows());
+
+        // The plan holds the fusion: an environment whose planner does not fuse runs it fused.
+        CollectedRows fromPlan = collection();
+        TableEnvironment compiling = environment(boundedDropInEnvironment(backend), fromPlan);
+        compiling.getConfig().set(BUILD_DISTRIBUTION, distribution);
+        String plan = compiling.compilePlanSql(insert).asJsonString();
+        assertThat(plan).contains(StreamExecLateralSnapshotJoin.FIELD_NAME_FUSED_PROJECTION);
+        boundedInputEnvironment(backend)
+                .loadPlan(PlanReference.fromJsonString(plan))
+                .execute()
+                .await();
+        assertThat(fromPlan.rows()).containsExactlyInAnyOrderElementsOf(unfused.rows());
+    }
+
     /** The final rates, A 1.5 and C 3.0 (B is deleted), for every order. */
     private static List<String> expectedRows(boolean leftJoin) {
         List<String> rows = new ArrayList<>();
@@ -318,9 +370,20 @@ class CompiledPlanRoundTripITCase extends MiniClusterTestBase {
         return env;
     }
 
+    /** An environment of the drop-in jar's planner for the bounded files, as the one above. */
+    private static TableEnvironment boundedDropInEnvironment(StateBackendKind backend) {
+        TableEnvironment env = dropInEnvironment(backend, StreamingScenario.PARALLELISM);
+        env.getConfig().set("table.exec.source.idle-timeout", "0 ms");
+        return env;
+    }
+
     /** An environment with the tables, whose sink {@code enriched} writes to the collection. */
     private TableEnvironment environment(StateBackendKind backend, CollectedRows sink) {
-        TableEnvironment env = boundedInputEnvironment(backend);
+        return environment(boundedInputEnvironment(backend), sink);
+    }
+
+    /** The environment with the tables, whose sink {@code enriched} writes to the collection. */
+    private TableEnvironment environment(TableEnvironment env, CollectedRows sink) {
         env.executeSql(
                 createTable(
                         "rates", RATES_COLUMNS, Directories.filesystem(rates, "debezium-json")));

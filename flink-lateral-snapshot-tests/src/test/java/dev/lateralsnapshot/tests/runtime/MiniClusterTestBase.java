@@ -15,6 +15,7 @@
 package dev.lateralsnapshot.tests.runtime;
 
 import dev.lateralsnapshot.LateralSnapshot;
+import dev.lateralsnapshot.planner.delegation.LateralSnapshotPlannerFactory;
 import dev.lateralsnapshot.testutils.environments.MiniClusters;
 import dev.lateralsnapshot.testutils.environments.StateBackendKind;
 import dev.lateralsnapshot.testutils.environments.TableEnvironments;
@@ -68,5 +69,15 @@ public abstract class MiniClusterTestBase {
         TableEnvironment env = TableEnvironments.streamingJobs(backend, parallelism);
         LateralSnapshot.install(env);
         return env;
+    }
+
+    /**
+     * A streaming environment as {@link #streamingEnvironment}, whose planner the drop-in jar's
+     * planner factory created: it has the join without {@code install} and fuses the projection
+     * after a join into the join's operator.
+     */
+    public static TableEnvironment dropInEnvironment(StateBackendKind backend, int parallelism) {
+        return TableEnvironments.streamingJobs(
+                LateralSnapshotPlannerFactory.class.getName(), backend, parallelism);
     }
 }
