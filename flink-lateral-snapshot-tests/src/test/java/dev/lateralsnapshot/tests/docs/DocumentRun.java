@@ -14,12 +14,13 @@
 
 package dev.lateralsnapshot.tests.docs;
 
-import dev.lateralsnapshot.LateralSnapshot;
+import dev.lateralsnapshot.planner.delegation.LateralSnapshotPlannerFactory;
 import dev.lateralsnapshot.tests.docs.MarkdownSnippets.Mkdir;
 import dev.lateralsnapshot.tests.docs.MarkdownSnippets.Output;
 import dev.lateralsnapshot.tests.docs.MarkdownSnippets.Snippet;
 import dev.lateralsnapshot.tests.docs.MarkdownSnippets.Statement;
 import dev.lateralsnapshot.tests.runtime.Await;
+import dev.lateralsnapshot.testutils.environments.PlannerFactoryEnvironments;
 import dev.lateralsnapshot.testutils.metrics.JoinMetricsReporter;
 
 import org.apache.flink.api.common.RuntimeExecutionMode;
@@ -385,10 +386,13 @@ final class DocumentRun implements AutoCloseable {
                         .withConfiguration(configuration)
                         .withBuiltInCatalogName("builtin_catalog")
                         .build();
-        TableEnvironment env = TableEnvironment.create(settings);
+        // The planner of the drop-in jar, as the SQL Client on a cluster with it has: the join is
+        // installed, and EXPLAIN shows the projection fused into the join's operator.
+        TableEnvironment env =
+                PlannerFactoryEnvironments.create(
+                        settings, LateralSnapshotPlannerFactory.class.getName());
         env.registerCatalog(CATALOG, catalog);
         env.useCatalog(CATALOG);
-        LateralSnapshot.install(env);
         return env;
     }
 

@@ -110,6 +110,25 @@ class CommittedSavepointsITCase extends MiniClusterTestBase {
     }
 
     /**
+     * The same statement planned by the drop-in jar's planner, which fuses the Calc after the join
+     * into the join, restores the savepoints taken of it without fusion: the job graph gives the
+     * join the same operator id, and the Calc that is gone had no state.
+     */
+    @ParameterizedTest(name = "{0}: {2} phase on {1}, fused")
+    @MethodSource("committedSavepoints")
+    void theFusedJobRestoresTheCommittedSavepoint(
+            String version, StateBackendKind backend, SavepointPhase phase, Path savepoint)
+            throws Exception {
+        try (ControlledJob job =
+                SavepointJob.prepareDropIn(backend, 2, savepoint.toUri().toString())) {
+            assertThat(job.env().explainSql(SavepointJob.QUERY))
+                    .contains("calc=[select=[order_id, currency, rate]]");
+            job.submit(cluster(), SavepointJob.QUERY);
+            phase.checkRestored(job);
+        }
+    }
+
+    /**
      * Takes the savepoints of a version with the current build and puts them into the sources,
      * replacing those of that version. Refuses a released version (one without {@code -SNAPSHOT}):
      * its savepoints are what users hold, and the current build must restore them as they are.
