@@ -43,8 +43,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * also says how to regenerate them): every syntax variant, also with a third table or a sub-query,
  * INNER and LEFT, equality, mixed and non-equality predicates, composite keys, a view and a CTE as
  * the build input, the changelog modes with and without a primary key on the build side, the
- * broadcast build distribution, and batch mode. Each file holds the statement and Flink's complete
- * EXPLAIN output for it.
+ * broadcast build distribution, the drop-in jar's planner (which fuses the Calc after the join into
+ * the join in the execution plan), and batch mode. Each file holds the statement and Flink's
+ * complete EXPLAIN output for it.
  *
  * <p>The tables are those of the reference (docs/lateral-snapshot-join.md, "Syntax"), and a few
  * more. Plans do not depend on the clock: every streaming query fixes {@code load_completed_time},
@@ -75,6 +76,7 @@ class LateralSnapshotPlanTest {
     static final class PlanCase {
         final String name;
         final boolean batch;
+        final boolean dropIn;
         final BuildDistribution buildDistribution;
         final String statement;
         final ExplainDetail[] details;
@@ -82,11 +84,13 @@ class LateralSnapshotPlanTest {
         PlanCase(
                 String name,
                 boolean batch,
+                boolean dropIn,
                 BuildDistribution buildDistribution,
                 String statement,
                 ExplainDetail... details) {
             this.name = name;
             this.batch = batch;
+            this.dropIn = dropIn;
             this.buildDistribution = buildDistribution;
             this.statement = statement;
             this.details = details;
@@ -320,6 +324,35 @@ class LateralSnapshotPlanTest {
                                 + ") AS r"
                                 + ON_CURRENCY,
                         ExplainDetail.CHANGELOG_MODE),
+                // The drop-in jar's planner fuses the Calc after the join into the join: the
+                // physical plan is the same, the execution plan has the Calc in the join.
+                dropIn(
+                        "drop_in_left_join_projection_and_filter",
+                        BuildDistribution.HASH,
+                        "SELECT o.order_id, o.order_id * r.rate AS amount FROM orders AS o"
+                                + " LEFT JOIN LATERAL SNAPSHOT("
+                                + SNAPSHOT_ARGUMENTS
+                                + ") AS r"
+                                + ON_CURRENCY
+                                + " WHERE r.rate > 1"),
+                dropIn(
+                        "drop_in_broadcast_left_mixed_predicate",
+                        BuildDistribution.BROADCAST,
+                        ORDERS
+                                + " LEFT JOIN LATERAL SNAPSHOT("
+                                + SNAPSHOT_ARGUMENTS
+                                + ") AS r"
+                                + ON_CURRENCY
+                                + " AND r.rate * 10 < o.order_id"),
+                dropIn(
+                        "drop_in_build_with_primary_key_changelog_mode",
+                        BuildDistribution.HASH,
+                        ORDERS
+                                + " JOIN LATERAL SNAPSHOT("
+                                + SNAPSHOT_ARGUMENTS.replace("TABLE rates", "TABLE rates_pk")
+                                + ") AS r"
+                                + ON_CURRENCY,
+                        ExplainDetail.CHANGELOG_MODE),
                 batch(
                         "batch_inner_join",
                         "SELECT o.order_id, o.currency, r.rate FROM orders_b AS o"
@@ -335,21 +368,32 @@ class LateralSnapshotPlanTest {
     }
 
     private static PlanCase stream(String name, String statement, ExplainDetail... details) {
-        return new PlanCase(name, false, BuildDistribution.HASH, statement, details);
+        return new PlanCase(name, false, false, BuildDistribution.HASH, statement, details);
     }
 
     private static PlanCase broadcast(String name, String statement, ExplainDetail... details) {
-        return new PlanCase(name, false, BuildDistribution.BROADCAST, statement, details);
+        return new PlanCase(name, false, false, BuildDistribution.BROADCAST, statement, details);
+    }
+
+    private static PlanCase dropIn(
+            String name,
+            BuildDistribution distribution,
+            String statement,
+            ExplainDetail... details) {
+        return new PlanCase(name, false, true, distribution, statement, details);
     }
 
     private static PlanCase batch(String name, String statement) {
-        return new PlanCase(name, true, BuildDistribution.HASH, statement);
+        return new PlanCase(name, true, false, BuildDistribution.HASH, statement);
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("cases")
     void planMatchesGoldenFile(PlanCase planCase) throws Exception {
-        TableEnvironment env = planCase.batch ? batchEnvironment() : streamingEnvironment();
+        TableEnvironment env =
+                planCase.batch
+                        ? batchEnvironment()
+                        : planCase.dropIn ? dropInEnvironment() : streamingEnvironment();
         env.getConfig()
                 .set(LateralSnapshotOptions.BUILD_DISTRIBUTION, planCase.buildDistribution.value());
         String explained = env.explainSql(planCase.statement, planCase.details);
@@ -487,7 +531,14 @@ class LateralSnapshotPlanTest {
     }
 
     private static TableEnvironment streamingEnvironment() {
-        TableEnvironment env = PlanEnvironments.streaming(directory);
+        return withMoreTables(PlanEnvironments.streaming(directory));
+    }
+
+    private static TableEnvironment dropInEnvironment() {
+        return withMoreTables(PlanEnvironments.streamingDropIn(directory));
+    }
+
+    private static TableEnvironment withMoreTables(TableEnvironment env) {
         String debezium = Directories.filesystem(directory, "debezium-json");
         env.executeSql(
                 "CREATE TABLE items (order_id BIGINT, item STRING, quantity INT)"

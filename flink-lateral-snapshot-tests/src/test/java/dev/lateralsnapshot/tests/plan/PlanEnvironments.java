@@ -14,9 +14,12 @@
 package dev.lateralsnapshot.tests.plan;
 
 import dev.lateralsnapshot.LateralSnapshot;
+import dev.lateralsnapshot.planner.delegation.LateralSnapshotPlannerFactory;
 import dev.lateralsnapshot.testutils.connectors.Directories;
+import dev.lateralsnapshot.testutils.environments.PlannerFactoryEnvironments;
 import dev.lateralsnapshot.testutils.environments.TableEnvironments;
 
+import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
 
 import java.nio.file.Path;
@@ -39,6 +42,23 @@ final class PlanEnvironments {
     static TableEnvironment streaming(Path directory) {
         TableEnvironment env = TableEnvironments.streaming();
         LateralSnapshot.install(env);
+        return withTables(env, directory);
+    }
+
+    /**
+     * A streaming environment as {@link #streaming}, whose planner the drop-in jar's planner
+     * factory created, as in its SQL Client: it fuses the Calc after a join into the join.
+     */
+    static TableEnvironment streamingDropIn(Path directory) {
+        TableEnvironment env =
+                PlannerFactoryEnvironments.create(
+                        EnvironmentSettings.inStreamingMode(),
+                        LateralSnapshotPlannerFactory.class.getName());
+        env.getConfig().set("table.local-time-zone", "UTC");
+        return withTables(env, directory);
+    }
+
+    private static TableEnvironment withTables(TableEnvironment env, Path directory) {
         String debezium = Directories.filesystem(directory, "debezium-json");
         env.executeSql(createTable("rates", RATES_COLUMNS, debezium));
         env.executeSql(createTable("rates_pk", RATES_PK_COLUMNS, debezium));
