@@ -14,9 +14,10 @@
 
 package dev.lateralsnapshot.benchmark.enrichment;
 
-import dev.lateralsnapshot.LateralSnapshot;
 import dev.lateralsnapshot.LateralSnapshotOptions;
 import dev.lateralsnapshot.benchmark.enrichment.RunSpec.Mode;
+import dev.lateralsnapshot.planner.delegation.LateralSnapshotPlannerFactory;
+import dev.lateralsnapshot.testutils.environments.PlannerFactoryEnvironments;
 import dev.lateralsnapshot.testutils.metrics.JoinMetricsReporter;
 
 import org.apache.flink.api.common.JobID;
@@ -184,11 +185,17 @@ final class JobRunner implements AutoCloseable {
                     Duration.ofMillis(settings.latencyBufferTimeoutMillis));
         }
         StreamExecutionEnvironment env = new StreamExecutionEnvironment(job);
+        // The join's contenders run in the planner of the drop-in jar, as in its SQL Client: it
+        // fuses the projection after the join into the join's operator (docs/operations.md,
+        // "Check the installation"), which a planner with LateralSnapshot.install does not.
         StreamTableEnvironment tEnv =
-                StreamTableEnvironment.create(env, EnvironmentSettings.inStreamingMode());
-        if (spec.contender.isSnapshot()) {
-            LateralSnapshot.install(tEnv);
-        }
+                spec.contender.isSnapshot()
+                        ? PlannerFactoryEnvironments.create(
+                                LateralSnapshotPlannerFactory.class.getName(),
+                                () ->
+                                        StreamTableEnvironment.create(
+                                                env, EnvironmentSettings.inStreamingMode()))
+                        : StreamTableEnvironment.create(env, EnvironmentSettings.inStreamingMode());
         if (spec.contender == Contender.P0) {
             tEnv.getConfig().set("table.exec.sink.keyed-shuffle", "FORCE");
         }

@@ -29,6 +29,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Enumeration;
 import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * Table environments whose planner comes from another planner factory in the place of Flink's
@@ -50,11 +51,19 @@ public final class PlannerFactoryEnvironments {
 
     /** An environment whose planner the factory of the given class name creates. */
     public static TableEnvironment create(EnvironmentSettings settings, String plannerFactory) {
+        return create(plannerFactory, () -> TableEnvironment.create(settings));
+    }
+
+    /**
+     * An environment that {@code create} makes, a {@code StreamTableEnvironment} for example, whose
+     * planner the factory of the given class name creates.
+     */
+    public static <T extends TableEnvironment> T create(String plannerFactory, Supplier<T> create) {
         Thread thread = Thread.currentThread();
         ClassLoader previous = thread.getContextClassLoader();
         thread.setContextClassLoader(listing(plannerFactory));
         try {
-            return TableEnvironment.create(settings);
+            return create.get();
         } finally {
             thread.setContextClassLoader(previous);
         }
