@@ -15,7 +15,6 @@
 package dev.lateralsnapshot.tests.runtime;
 
 import dev.lateralsnapshot.LateralSnapshot;
-import dev.lateralsnapshot.planner.plan.nodes.exec.stream.StreamExecLateralSnapshotJoin;
 import dev.lateralsnapshot.testutils.connectors.CollectedRows;
 import dev.lateralsnapshot.testutils.connectors.CollectingTableFactory;
 import dev.lateralsnapshot.testutils.connectors.Directories;
@@ -308,15 +307,13 @@ class CompiledPlanRoundTripITCase extends MiniClusterTestBase {
 
     @ParameterizedTest(name = "{0} with a {1} build side")
     @MethodSource("fusedStatementsAndDistributions")
-    void aFusedJoinAndItsCompiledPlanEmitTheRowsOfTheUnfusedOne(String query, String distribution)
-            throws Exception {
+    void aFusedJoinAndThePlanCompiledForItEmitTheRowsOfTheUnfusedOne(
+            String query, String distribution) throws Exception {
         StateBackendKind backend = StateBackendKind.HEAP;
         String insert = "INSERT INTO enriched " + query;
         CollectedRows unfused = collection();
         TableEnvironment installed = environment(boundedInputEnvironment(backend), unfused);
         installed.getConfig().set(BUILD_DISTRIBUTION, distribution);
-        assertThat(installed.compilePlanSql(insert).asJsonString())
-                .doesNotContain(StreamExecLateralSnapshotJoin.FIELD_NAME_FUSED_PROJECTION);
         installed.executeSql(insert).await();
         assertThat(unfused.rows()).isNotEmpty();
 
@@ -326,12 +323,13 @@ class CompiledPlanRoundTripITCase extends MiniClusterTestBase {
         dropIn.executeSql(insert).await();
         assertThat(fused.rows()).containsExactlyInAnyOrderElementsOf(unfused.rows());
 
-        // The plan holds the fusion: an environment whose planner does not fuse runs it fused.
+        // A plan compiled by the planner that fuses keeps the Calc as a node of its own, as Flink
+        // 2.4 reads it (the fused join's description would hold "calc=["), and emits the same rows.
         CollectedRows fromPlan = collection();
         TableEnvironment compiling = environment(boundedDropInEnvironment(backend), fromPlan);
         compiling.getConfig().set(BUILD_DISTRIBUTION, distribution);
         String plan = compiling.compilePlanSql(insert).asJsonString();
-        assertThat(plan).contains(StreamExecLateralSnapshotJoin.FIELD_NAME_FUSED_PROJECTION);
+        assertThat(plan).doesNotContain("calc=[").contains("\"stream-exec-calc_1\"");
         boundedInputEnvironment(backend)
                 .loadPlan(PlanReference.fromJsonString(plan))
                 .execute()

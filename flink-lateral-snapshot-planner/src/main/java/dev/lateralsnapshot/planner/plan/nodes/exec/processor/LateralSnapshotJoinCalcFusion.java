@@ -15,6 +15,7 @@
 package dev.lateralsnapshot.planner.plan.nodes.exec.processor;
 
 import dev.lateralsnapshot.planner.internal.ExecCalcs;
+import dev.lateralsnapshot.planner.internal.ExecNodeCompilation;
 import dev.lateralsnapshot.planner.plan.nodes.exec.stream.StreamExecLateralSnapshotJoin;
 
 import org.apache.flink.table.planner.plan.nodes.exec.ExecEdge;
@@ -46,6 +47,11 @@ import java.util.stream.Collectors;
  * build side is still read and kept once. The fused join keeps the id, type and version of the
  * join, so its operator has the same uid and state as without fusion and restores the same
  * savepoints.
+ *
+ * <p>A graph compiled into a plan ({@code COMPILE PLAN}, {@code compilePlanSql}) is left as it is:
+ * a plan keeps the join and the Calc as two nodes, as Flink 2.4 writes and reads them, so that it
+ * moves to Flink 2.4 unchanged (docs/moving-to-flink-2.4.md); a job run from a plan runs them
+ * chained, as Flink's own planner would.
  */
 public final class LateralSnapshotJoinCalcFusion implements ExecNodeGraphProcessor {
 
@@ -75,6 +81,7 @@ public final class LateralSnapshotJoinCalcFusion implements ExecNodeGraphProcess
             if (node instanceof StreamExecCalc && node.getInputEdges().size() == 1) {
                 ExecNode<?> input = node.getInputEdges().get(0).getSource();
                 if (input instanceof StreamExecLateralSnapshotJoin
+                        && !ExecNodeCompilation.isCompiled((StreamExecLateralSnapshotJoin) input)
                         && !((StreamExecLateralSnapshotJoin) input).hasFusedCalc()
                         && consumers.get(input) == 1) {
                     fusedCalcs.put(

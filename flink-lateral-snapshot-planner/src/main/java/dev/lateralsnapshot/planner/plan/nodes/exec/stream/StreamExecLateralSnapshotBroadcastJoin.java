@@ -151,11 +151,46 @@ public class StreamExecLateralSnapshotBroadcastJoin extends StreamExecLateralSna
             @JsonProperty(FIELD_NAME_STATE_TTL_MS) @Nullable Long stateTtlMs,
             @JsonProperty(FIELD_NAME_BUILD_SIDE_LAYOUT) @Nullable BuildSideLayout buildSideLayout,
             @JsonProperty(FIELD_NAME_BUILD_ROWS_WARNING_THRESHOLD) long buildRowsWarningThreshold,
-            @JsonProperty(FIELD_NAME_FUSED_PROJECTION) @Nullable List<RexNode> fusedProjection,
-            @JsonProperty(FIELD_NAME_FUSED_CONDITION) @Nullable RexNode fusedCondition,
             @JsonProperty(FIELD_NAME_INPUT_PROPERTIES) List<InputProperty> inputProperties,
             @JsonProperty(FIELD_NAME_OUTPUT_TYPE) RowType outputType,
             @JsonProperty(FIELD_NAME_DESCRIPTION) String description) {
+        this(
+                id,
+                type,
+                persistedConfig,
+                joinSpec,
+                rightTimeAttributeIndex,
+                loadCompletedCondition,
+                loadCompletedTime,
+                loadCompletedIdleTimeoutMs,
+                stateTtlMs,
+                buildSideLayout,
+                buildRowsWarningThreshold,
+                null,
+                null,
+                inputProperties,
+                outputType,
+                description);
+    }
+
+    /** The node with a calc fused into it, or none when both are null. */
+    private StreamExecLateralSnapshotBroadcastJoin(
+            int id,
+            String type,
+            ReadableConfig persistedConfig,
+            JoinSpec joinSpec,
+            int rightTimeAttributeIndex,
+            String loadCompletedCondition,
+            long loadCompletedTime,
+            @Nullable Long loadCompletedIdleTimeoutMs,
+            @Nullable Long stateTtlMs,
+            @Nullable BuildSideLayout buildSideLayout,
+            long buildRowsWarningThreshold,
+            @Nullable List<RexNode> fusedProjection,
+            @Nullable RexNode fusedCondition,
+            List<InputProperty> inputProperties,
+            RowType outputType,
+            String description) {
         super(
                 id,
                 type,

@@ -79,14 +79,14 @@ import static org.apache.flink.util.Preconditions.checkNotNull;
  * #FIELD_NAME_LOAD_COMPLETED_TIME}, and, only when set, {@value
  * #FIELD_NAME_LOAD_COMPLETED_IDLE_TIMEOUT_MS} and {@value #FIELD_NAME_STATE_TTL_MS}, so that Flink
  * 2.4 can run a plan compiled with this library. What only this library needs has a name of its
- * own, which Flink ignores like any unknown property: {@value #FIELD_NAME_BUILD_SIDE_LAYOUT}, and,
- * only when the planner fused the projection after the join into it, {@value
- * #FIELD_NAME_FUSED_PROJECTION} and {@value #FIELD_NAME_FUSED_CONDITION}. Every argument is in the
- * plan with the value it had at planning: a default {@code load_completed_time} (the wall-clock
- * time of planning, {@value #LOAD_COMPLETED_CONDITION_COMPILE_TIME}) does not move when the plan
- * runs later. Flink can read the node from a plan once {@code ExecNodeRegistry} has registered this
- * class, which every activation of the library does ({@code LateralSnapshot.install} and the
- * drop-in jar's planner factory).
+ * own, which Flink ignores like any unknown property: {@value #FIELD_NAME_BUILD_SIDE_LAYOUT}. A
+ * projection fused into the join is never in a plan (see {@code LateralSnapshotJoinCalcFusion}).
+ * Every argument is in the plan with the value it had at planning: a default {@code
+ * load_completed_time} (the wall-clock time of planning, {@value
+ * #LOAD_COMPLETED_CONDITION_COMPILE_TIME}) does not move when the plan runs later. Flink can read
+ * the node from a plan once {@code ExecNodeRegistry} has registered this class, which every
+ * activation of the library does ({@code LateralSnapshot.install} and the drop-in jar's planner
+ * factory).
  */
 @ExecNodeMetadata(
         name = StreamExecLateralSnapshotJoin.NAME,
@@ -120,12 +120,6 @@ public class StreamExecLateralSnapshotJoin extends ExecNodeBase<RowData>
 
     /** This library's own: how the operator keeps the build side. */
     public static final String FIELD_NAME_BUILD_SIDE_LAYOUT = "lateralSnapshotBuildSideLayout";
-
-    /** This library's own: the projection of a calc fused into the join, over the joined row. */
-    public static final String FIELD_NAME_FUSED_PROJECTION = "lateralSnapshotFusedProjection";
-
-    /** This library's own: the filter of a calc fused into the join, over the joined row. */
-    public static final String FIELD_NAME_FUSED_CONDITION = "lateralSnapshotFusedCondition";
 
     /** The {@value #FIELD_NAME_LOAD_COMPLETED_CONDITION} of a defaulted load completed time. */
     public static final String LOAD_COMPLETED_CONDITION_COMPILE_TIME = "compile_time";
@@ -167,16 +161,10 @@ public class StreamExecLateralSnapshotJoin extends ExecNodeBase<RowData>
      * The columns of the output rows, over the joined row; null when no calc is fused and the
      * joined rows are the output.
      */
-    @JsonProperty(FIELD_NAME_FUSED_PROJECTION)
-    @JsonInclude(JsonInclude.Include.NON_NULL)
-    @Nullable
-    private final List<RexNode> fusedProjection;
+    @JsonIgnore @Nullable private final List<RexNode> fusedProjection;
 
     /** The filter of the joined rows before the projection; null for none. */
-    @JsonProperty(FIELD_NAME_FUSED_CONDITION)
-    @JsonInclude(JsonInclude.Include.NON_NULL)
-    @Nullable
-    private final RexNode fusedCondition;
+    @JsonIgnore @Nullable private final RexNode fusedCondition;
 
     /**
      * The node of a planned join.
@@ -267,11 +255,44 @@ public class StreamExecLateralSnapshotJoin extends ExecNodeBase<RowData>
                     Long loadCompletedIdleTimeoutMs,
             @JsonProperty(FIELD_NAME_STATE_TTL_MS) @Nullable Long stateTtlMs,
             @JsonProperty(FIELD_NAME_BUILD_SIDE_LAYOUT) @Nullable BuildSideLayout buildSideLayout,
-            @JsonProperty(FIELD_NAME_FUSED_PROJECTION) @Nullable List<RexNode> fusedProjection,
-            @JsonProperty(FIELD_NAME_FUSED_CONDITION) @Nullable RexNode fusedCondition,
             @JsonProperty(FIELD_NAME_INPUT_PROPERTIES) List<InputProperty> inputProperties,
             @JsonProperty(FIELD_NAME_OUTPUT_TYPE) RowType outputType,
             @JsonProperty(FIELD_NAME_DESCRIPTION) String description) {
+        this(
+                id,
+                type,
+                persistedConfig,
+                joinSpec,
+                rightTimeAttributeIndex,
+                loadCompletedCondition,
+                loadCompletedTime,
+                loadCompletedIdleTimeoutMs,
+                stateTtlMs,
+                buildSideLayout,
+                null,
+                null,
+                inputProperties,
+                outputType,
+                description);
+    }
+
+    /** The node with a calc fused into it, or none when both are null. */
+    protected StreamExecLateralSnapshotJoin(
+            int id,
+            String type,
+            ReadableConfig persistedConfig,
+            JoinSpec joinSpec,
+            int rightTimeAttributeIndex,
+            String loadCompletedCondition,
+            long loadCompletedTime,
+            @Nullable Long loadCompletedIdleTimeoutMs,
+            @Nullable Long stateTtlMs,
+            @Nullable BuildSideLayout buildSideLayout,
+            @Nullable List<RexNode> fusedProjection,
+            @Nullable RexNode fusedCondition,
+            List<InputProperty> inputProperties,
+            RowType outputType,
+            String description) {
         super(
                 id,
                 ExecNodeContexts.of(type),
@@ -316,9 +337,7 @@ public class StreamExecLateralSnapshotJoin extends ExecNodeBase<RowData>
         this.stateTtlMs = stateTtlMs;
         checkArgument(
                 fusedCondition == null || fusedProjection != null,
-                "A %s needs a %s.",
-                FIELD_NAME_FUSED_CONDITION,
-                FIELD_NAME_FUSED_PROJECTION);
+                "A fused condition needs a fused projection.");
         this.buildSideLayout = buildSideLayout == null ? BuildSideLayout.MULTISET : buildSideLayout;
         this.fusedProjection = fusedProjection == null ? null : List.copyOf(fusedProjection);
         this.fusedCondition = fusedCondition;

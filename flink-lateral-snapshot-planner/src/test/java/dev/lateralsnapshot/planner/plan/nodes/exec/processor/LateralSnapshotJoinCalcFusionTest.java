@@ -129,12 +129,13 @@ class LateralSnapshotJoinCalcFusionTest {
     @Test
     void theFusedJoinKeepsTheIdAndUidOfTheJoin() {
         TableEnvironment env = SnapshotTestEnvironments.streaming(tempDir);
+        // Uids for a statement too, not only for a compiled plan, whose graph is not fused.
+        env.getConfig().set("table.exec.uid.generation", "ALWAYS");
         PlannerBase planner = flinkPlanner(env);
         RelNode optimized = SnapshotTestEnvironments.optimizedPlan(env, PROJECTION_AND_FILTER);
-        // Compiled, so that the operators get uids, as in a compiled plan.
         ExecNodeGraph graph =
                 planner.translateToExecNodeGraph(
-                        JavaScalaConversionUtil.toScala(List.of(optimized)), true);
+                        JavaScalaConversionUtil.toScala(List.of(optimized)), false);
         StreamExecCalc calc =
                 (StreamExecCalc) graph.getRootNodes().get(0).getInputEdges().get(0).getSource();
         StreamExecLateralSnapshotJoin join =
@@ -157,6 +158,24 @@ class LateralSnapshotJoinCalcFusionTest {
         Transformation<?> fusedTransformation = fused.translateToPlan(planner);
         assertThat(joinUid).isNotNull();
         assertThat(fusedTransformation.getUid()).isEqualTo(joinUid);
+    }
+
+    @Test
+    void leavesTheGraphOfACompiledPlanAlone() {
+        TableEnvironment env = SnapshotTestEnvironments.streaming(tempDir);
+        PlannerBase planner = flinkPlanner(env);
+        RelNode optimized = SnapshotTestEnvironments.optimizedPlan(env, PROJECTION_AND_FILTER);
+        ExecNodeGraph graph =
+                planner.translateToExecNodeGraph(
+                        JavaScalaConversionUtil.toScala(List.of(optimized)), true);
+        ExecNode<?> calc = graph.getRootNodes().get(0).getInputEdges().get(0).getSource();
+
+        ExecNodeGraph processed =
+                new LateralSnapshotJoinCalcFusion().process(graph, new ProcessorContext(planner));
+
+        assertThat(processed.getRootNodes().get(0).getInputEdges().get(0).getSource())
+                .isSameAs(calc)
+                .isInstanceOf(StreamExecCalc.class);
     }
 
     @Test
