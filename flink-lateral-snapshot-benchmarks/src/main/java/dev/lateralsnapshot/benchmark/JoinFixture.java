@@ -137,11 +137,7 @@ final class JoinFixture {
                         keySelector("ProbeKeyProjection"),
                         keySelector("BuildKeyProjection"),
                         InternalTypeInfo.of(KEY_TYPE));
-        harness.setStateBackend(new HashMapStateBackend());
-        harness.setOutputCreator(serializer -> output);
-        harness.setup();
-        harness.open();
-        return harness;
+        return opened(harness, output);
     }
 
     /**
@@ -168,6 +164,12 @@ final class JoinFixture {
                                 0,
                                 0,
                                 0));
+        return opened(harness, output);
+    }
+
+    /** The harness on the heap backend, opened, its operator emitting to the given output. */
+    private static <H extends TwoInputStreamOperatorTestHarness<RowData, RowData, RowData>>
+            H opened(H harness, Output<StreamRecord<RowData>> output) throws Exception {
         harness.setStateBackend(new HashMapStateBackend());
         harness.setOutputCreator(serializer -> output);
         harness.setup();

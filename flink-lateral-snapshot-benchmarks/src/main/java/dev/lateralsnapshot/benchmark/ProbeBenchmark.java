@@ -151,18 +151,21 @@ public class ProbeBenchmark {
         abstract long joinBatch(int from) throws Exception;
     }
 
-    /** The operator in the harness, build side loaded and flipped to the join phase. */
-    @State(Scope.Thread)
-    public static class OperatorJoin extends Contender {
+    /** An operator in a harness, build side loaded and flipped to the join phase. */
+    public abstract static class HarnessJoin extends Contender {
 
         @Param({"MULTISET", "ONE_ROW_PER_KEY"})
         public BuildSideLayout layout;
 
-        KeyedTwoInputStreamOperatorTestHarness<RowData, RowData, RowData, RowData> harness;
+        TwoInputStreamOperatorTestHarness<RowData, RowData, RowData> harness;
+
+        /** The opened harness of the operator, emitting to the contender's output. */
+        abstract TwoInputStreamOperatorTestHarness<RowData, RowData, RowData> openHarness()
+                throws Exception;
 
         @Override
         void load(RowData[] buildRows) throws Exception {
-            harness = JoinFixture.openHarness(layout, LOAD_COMPLETED_TIME, joinOutput);
+            harness = openHarness();
             for (RowData row : buildRows) {
                 harness.processElement2(new StreamRecord<>(row));
             }
@@ -183,35 +186,25 @@ public class ProbeBenchmark {
         }
     }
 
-    /** The operator with a broadcast build side, one subtask's, loaded and flipped likewise. */
+    /** The keyed operator, as a task runs it. */
     @State(Scope.Thread)
-    public static class BroadcastOperatorJoin extends Contender {
-
-        @Param({"MULTISET", "ONE_ROW_PER_KEY"})
-        public BuildSideLayout layout;
-
-        TwoInputStreamOperatorTestHarness<RowData, RowData, RowData> harness;
+    public static class OperatorJoin extends HarnessJoin {
 
         @Override
-        void load(RowData[] buildRows) throws Exception {
-            harness = JoinFixture.openBroadcastHarness(layout, LOAD_COMPLETED_TIME, joinOutput);
-            for (RowData row : buildRows) {
-                harness.processElement2(new StreamRecord<>(row));
-            }
-            harness.processWatermark2(new Watermark(LOAD_COMPLETED_TIME));
+        TwoInputStreamOperatorTestHarness<RowData, RowData, RowData> openHarness()
+                throws Exception {
+            return JoinFixture.openHarness(layout, LOAD_COMPLETED_TIME, joinOutput);
         }
+    }
+
+    /** The operator with a broadcast build side, as one subtask runs it. */
+    @State(Scope.Thread)
+    public static class BroadcastOperatorJoin extends HarnessJoin {
 
         @Override
-        long joinBatch(int from) throws Exception {
-            for (int i = from; i < from + BATCH; i++) {
-                harness.processElement1(records[i]);
-            }
-            return joinOutput.drain();
-        }
-
-        @TearDown(Level.Trial)
-        public void close() throws Exception {
-            harness.close();
+        TwoInputStreamOperatorTestHarness<RowData, RowData, RowData> openHarness()
+                throws Exception {
+            return JoinFixture.openBroadcastHarness(layout, LOAD_COMPLETED_TIME, joinOutput);
         }
     }
 
