@@ -17,7 +17,7 @@ package dev.lateralsnapshot.runtime.operators.join.snapshot;
 import org.apache.flink.annotation.VisibleForTesting;
 import org.apache.flink.api.common.functions.DefaultOpenContext;
 import org.apache.flink.api.common.functions.FlatMapFunction;
-import org.apache.flink.api.common.functions.RichFunction;
+import org.apache.flink.api.common.functions.util.FunctionUtils;
 import org.apache.flink.api.common.state.OperatorStateStore;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Gauge;
@@ -376,11 +376,8 @@ abstract class AbstractLateralSnapshotJoinOperator extends AbstractStreamOperato
     private Collector<RowData> openCalc(Collector<RowData> collector) throws Exception {
         FlatMapFunction<RowData, RowData> function =
                 generatedCalc.newInstance(getRuntimeContext().getUserCodeClassLoader());
-        if (function instanceof RichFunction) {
-            RichFunction rich = (RichFunction) function;
-            rich.setRuntimeContext(getRuntimeContext());
-            rich.open(DefaultOpenContext.INSTANCE);
-        }
+        FunctionUtils.setFunctionRuntimeContext(function, getRuntimeContext());
+        FunctionUtils.openFunction(function, DefaultOpenContext.INSTANCE);
         calc = function;
         return new CalcCollector(function, collector);
     }
@@ -390,8 +387,8 @@ abstract class AbstractLateralSnapshotJoinOperator extends AbstractStreamOperato
         if (condition != null) {
             condition.close();
         }
-        if (calc instanceof RichFunction) {
-            ((RichFunction) calc).close();
+        if (calc != null) {
+            FunctionUtils.closeFunction(calc);
         }
         super.close();
     }

@@ -14,7 +14,6 @@
 
 package dev.lateralsnapshot.planner.plan.nodes.exec.stream;
 
-import dev.lateralsnapshot.planner.internal.ExecNodeCompilation;
 import dev.lateralsnapshot.runtime.operators.join.snapshot.BroadcastLateralSnapshotJoinOperator;
 import dev.lateralsnapshot.runtime.operators.join.snapshot.BuildSideLayout;
 
@@ -49,7 +48,6 @@ import javax.annotation.Nullable;
 import java.util.List;
 
 import static org.apache.flink.util.Preconditions.checkArgument;
-import static org.apache.flink.util.Preconditions.checkNotNull;
 
 /**
  * Translates a LATERAL SNAPSHOT join whose build side is broadcast ({@code
@@ -212,32 +210,28 @@ public class StreamExecLateralSnapshotBroadcastJoin extends StreamExecLateralSna
     }
 
     @Override
-    public StreamExecLateralSnapshotBroadcastJoin fuseCalc(
+    protected StreamExecLateralSnapshotBroadcastJoin withFusedCalc(
             List<RexNode> projection,
             @Nullable RexNode condition,
             RowType outputType,
-            String calcDescription) {
-        checkArgument(!hasFusedCalc(), "The join has a fused calc already.");
-        StreamExecLateralSnapshotBroadcastJoin fused =
-                new StreamExecLateralSnapshotBroadcastJoin(
-                        getId(),
-                        getTypeAsString(),
-                        getPersistedConfig(),
-                        getJoinSpec(),
-                        getBuildTimeIndex(),
-                        getLoadCompletedCondition(),
-                        getLoadCompletedTime(),
-                        getLoadCompletedIdleTimeoutMs(),
-                        getStateTtlMs(),
-                        getBuildSideLayout(),
-                        buildRowsWarningThreshold,
-                        checkNotNull(projection),
-                        condition,
-                        getInputProperties(),
-                        outputType,
-                        fusedDescription(calcDescription));
-        fused.setCompiled(ExecNodeCompilation.isCompiled(this));
-        return fused;
+            String description) {
+        return new StreamExecLateralSnapshotBroadcastJoin(
+                getId(),
+                getTypeAsString(),
+                getPersistedConfig(),
+                getJoinSpec(),
+                getBuildTimeIndex(),
+                getLoadCompletedCondition(),
+                getLoadCompletedTime(),
+                getLoadCompletedIdleTimeoutMs(),
+                getStateTtlMs(),
+                getBuildSideLayout(),
+                buildRowsWarningThreshold,
+                projection,
+                condition,
+                getInputProperties(),
+                outputType,
+                description);
     }
 
     /** Build rows per subtask above which the operator warns; 0 for never. */

@@ -353,31 +353,47 @@ public class StreamExecLateralSnapshotJoin extends ExecNodeBase<RowData>
      * @param outputType the calc's output type
      * @param calcDescription the calc's description, which the fused node's description ends with
      */
-    public StreamExecLateralSnapshotJoin fuseCalc(
+    public final StreamExecLateralSnapshotJoin fuseCalc(
             List<RexNode> projection,
             @Nullable RexNode condition,
             RowType outputType,
             String calcDescription) {
         checkArgument(fusedProjection == null, "The join has a fused calc already.");
         StreamExecLateralSnapshotJoin fused =
-                new StreamExecLateralSnapshotJoin(
-                        getId(),
-                        getTypeAsString(),
-                        getPersistedConfig(),
-                        joinSpec,
-                        rightTimeAttributeIndex,
-                        loadCompletedCondition,
-                        loadCompletedTime,
-                        loadCompletedIdleTimeoutMs,
-                        stateTtlMs,
-                        buildSideLayout,
+                withFusedCalc(
                         checkNotNull(projection),
                         condition,
-                        getInputProperties(),
                         outputType,
                         fusedDescription(calcDescription));
         fused.setCompiled(ExecNodeCompilation.isCompiled(this));
         return fused;
+    }
+
+    /**
+     * A copy of this node, of its id, with the fused calc's expressions, output type and
+     * description; a subclass makes a copy of its own class.
+     */
+    protected StreamExecLateralSnapshotJoin withFusedCalc(
+            List<RexNode> projection,
+            @Nullable RexNode condition,
+            RowType outputType,
+            String description) {
+        return new StreamExecLateralSnapshotJoin(
+                getId(),
+                getTypeAsString(),
+                getPersistedConfig(),
+                joinSpec,
+                rightTimeAttributeIndex,
+                loadCompletedCondition,
+                loadCompletedTime,
+                loadCompletedIdleTimeoutMs,
+                stateTtlMs,
+                buildSideLayout,
+                projection,
+                condition,
+                getInputProperties(),
+                outputType,
+                description);
     }
 
     /**
