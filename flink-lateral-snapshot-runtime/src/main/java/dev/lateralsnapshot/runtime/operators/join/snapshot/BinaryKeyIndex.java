@@ -25,7 +25,7 @@ import java.util.Arrays;
 
 /**
  * A hash index from the bytes of binary key rows to values, for the probe path of the broadcast
- * build side and the keys a {@link StateTtlClock} remembers. A lookup in a {@code HashMap} keyed by
+ * build side and the longer keys of a {@link BinaryKeySet}. A lookup in a {@code HashMap} keyed by
  * {@link BinaryRowData} goes from the bucket through the node, the key row, its segments and the
  * segment's bytes before it reaches the value: one dependent memory load after the other, each a
  * cache miss once the build side outgrows the CPU's caches, which with a copy per subtask it does

@@ -78,9 +78,9 @@ final class StateTtlClock {
     /**
      * Keys whose kept time reaches the end of {@link #refreshedWindow}; looked up by every probe
      * row that finds build rows, so by the keys' bytes rather than through a {@code HashSet}'s
-     * nodes and key rows (see {@link BinaryKeyIndex}).
+     * nodes and key rows (see {@link BinaryKeySet}).
      */
-    private final BinaryKeyIndex<Boolean> refreshedKeys = new BinaryKeyIndex<>();
+    private final BinaryKeySet refreshedKeys = new BinaryKeySet();
 
     private long refreshedWindow = Long.MIN_VALUE;
 
@@ -146,7 +146,7 @@ final class StateTtlClock {
         }
         // The planner's key selectors make binary rows, and state restores them as such.
         BinaryRowData key = (BinaryRowData) keys.getCurrentKey();
-        if (refreshedKeys.get(key) != null) {
+        if (refreshedKeys.contains(key)) {
             return;
         }
         Long kept = lastAccess.value();
@@ -158,7 +158,7 @@ final class StateTtlClock {
             lastAccess.update(windowEnd);
         }
         if (refreshedKeys.size() < MAX_REFRESHED_KEYS) {
-            refreshedKeys.put(key, Boolean.TRUE);
+            refreshedKeys.add(key);
         }
     }
 
