@@ -122,7 +122,13 @@ final class MultisetBuildSideState extends BuildSideState {
             Integer count = spilled.get(key);
             spilled.put(key, count == null ? 1 : count + 1);
         } else if (rows.size() < MAX_INLINE_ROWS) {
-            list.add(key);
+            // Rewritten rather than appended: on RocksDB an append is a merge operand, and a read
+            // of a key that has only merge operands cannot stop at the newest entry it finds but
+            // looks for a base value through every level, on every probe row until a compaction.
+            List<RowData> withRow = new ArrayList<>(rows.size() + 1);
+            withRow.addAll(rows);
+            withRow.add(key);
+            list.update(withRow);
         } else {
             for (RowData inline : rows) {
                 Integer count = spilled.get(inline);
