@@ -67,13 +67,15 @@ final class BinaryKeySet {
         }
         long first = firstWord(key);
         long second = secondWord(key);
-        if (find(first, second) >= 0) {
+        int slot = find(first, second);
+        if (slot >= 0) {
             return;
         }
         if (2 * (inlineSize + 1) > capacity()) {
             resize(2 * capacity());
+            slot = find(first, second);
         }
-        take(-find(first, second) - 1, first, second);
+        take(-slot - 1, first, second);
         inlineSize++;
     }
 
@@ -103,7 +105,7 @@ final class BinaryKeySet {
     private int find(long first, long second) {
         int mask = capacity() - 1;
         for (int slot = hash(first, second) & mask; ; slot = (slot + 1) & mask) {
-            if (!isTaken(slot)) {
+            if (!isTaken(taken, slot)) {
                 return -slot - 1;
             }
             if (words[2 * slot] == first && words[2 * slot + 1] == second) {
@@ -119,8 +121,8 @@ final class BinaryKeySet {
         return (int) (h ^ (h >>> 32));
     }
 
-    private boolean isTaken(int slot) {
-        return (taken[slot >>> 6] & (1L << slot)) != 0;
+    private static boolean isTaken(long[] bits, int slot) {
+        return (bits[slot >>> 6] & (1L << slot)) != 0;
     }
 
     private void take(int slot, long first, long second) {
@@ -135,7 +137,7 @@ final class BinaryKeySet {
         words = new long[2 * capacity];
         taken = new long[capacity / Long.SIZE];
         for (int slot = 0; slot < oldWords.length / 2; slot++) {
-            if ((oldTaken[slot >>> 6] & (1L << slot)) != 0) {
+            if (isTaken(oldTaken, slot)) {
                 long first = oldWords[2 * slot];
                 long second = oldWords[2 * slot + 1];
                 take(-find(first, second) - 1, first, second);
