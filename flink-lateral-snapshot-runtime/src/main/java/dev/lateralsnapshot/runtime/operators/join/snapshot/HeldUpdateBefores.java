@@ -19,6 +19,7 @@ import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
 import org.apache.flink.runtime.state.KeyedStateBackend;
 import org.apache.flink.runtime.state.VoidNamespace;
@@ -26,11 +27,12 @@ import org.apache.flink.runtime.state.internal.InternalListState;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 
-import javax.annotation.Nullable;
-
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -42,23 +44,17 @@ import java.util.stream.Stream;
  * the timer of one time touches only the rows of that time; a map from each of those times to the
  * watermark that lets its rows go alone tells which times hold rows.
  *
- * <p>Most of the time at most one key holds -U rows, all of one time: a -U is followed by its +U.
- * While that is so, the key and the time are kept in fields, so that a change of any key finds its
- * held rows without iterating the map state, which on RocksDB seeks over the tombstones of every
- * time released before. The fields are unknown after a restore, and once -U rows of several keys or
- * times are held; then the map state is read.
+ * <p>That map is also kept on the heap, for every key of the subtask that holds rows, and read from
+ * there: every build change asks whether its key holds rows, and most keys hold none, so the answer
+ * must cost no state read. Nor may taking a key's rows iterate the map state, which on RocksDB
+ * opens an iterator and seeks over the tombstones of every time released before. Few keys hold rows
+ * at a time (a -U is followed by its +U, at most a network buffer of other keys' changes later), so
+ * the heap copy stays small; a restore rebuilds it from the state.
  */
 final class HeldUpdateBefores {
 
     static final String ROWS_STATE = "held-update-before";
     static final String RELEASE_TIMES_STATE = "held-update-before-times";
-
-    /** What comparing the current key with the sole key tells. */
-    private enum KeyMatch {
-        SOLE_KEY,
-        OTHER_KEY,
-        UNKNOWN
-    }
 
     private final KeyedStateBackend<Object> backend;
     private final InternalListState<Object, Long, RowData> rows;
@@ -66,16 +62,16 @@ final class HeldUpdateBefores {
     /** Per key: the times that hold -U rows, each with the watermark that lets them go alone. */
     private final MapState<Long, Long> releaseTimes;
 
-    /** The held rows of all keys of the subtask. */
-    private long count;
-
     /**
-     * When not null, every held row of the subtask belongs to this key and has the time {@link
-     * #soleTime}.
+     * {@link #releaseTimes} of every key that holds rows, times in the order they were first held.
+     * Keys are compared with {@code equals}, as the heap backend compares them, so that this finds
+     * a key's rows exactly when that backend does; they are the key selector's binary rows and a
+     * restore's, which are binary too. A key is copied when kept: the backend's current key is the
+     * caller's object.
      */
-    @Nullable private Object soleKey;
+    private final Map<Object, Map<Long, Long>> heldTimes = new HashMap<>();
 
-    private long soleTime;
+    private final TypeSerializer<Object> keySerializer;
 
     @SuppressWarnings("unchecked")
     HeldUpdateBefores(
@@ -84,6 +80,7 @@ final class HeldUpdateBefores {
             InternalTypeInfo<RowData> buildType)
             throws Exception {
         this.backend = backend;
+        this.keySerializer = backend.getKeySerializer();
         this.rows =
                 (InternalListState<Object, Long, RowData>)
                         backend.getOrCreateKeyedState(
@@ -94,22 +91,20 @@ final class HeldUpdateBefores {
                         new MapStateDescriptor<>(RELEASE_TIMES_STATE, Types.LONG, Types.LONG));
     }
 
-    /** Counts the rows a restore brought back, which the fields then know nothing about. */
-    void countRestored() throws Exception {
+    /** Reads the times of the keys a restore brought back into the heap copy. */
+    void indexRestored() throws Exception {
         List<Object> keys;
         try (Stream<Object> stream = backend.getKeys(RELEASE_TIMES_STATE, VoidNamespace.INSTANCE)) {
             keys = stream.collect(Collectors.toList());
         }
         for (Object key : keys) {
             backend.setCurrentKey(key);
-            for (Long time : releaseTimes.keys()) {
-                rows.setCurrentNamespace(time);
-                Iterable<RowData> held = rows.get();
-                if (held != null) {
-                    for (RowData ignored : held) {
-                        count++;
-                    }
-                }
+            Map<Long, Long> times = new LinkedHashMap<>();
+            for (Map.Entry<Long, Long> entry : releaseTimes.entries()) {
+                times.put(entry.getKey(), entry.getValue());
+            }
+            if (!times.isEmpty()) {
+                heldTimes.put(keySerializer.copy(key), times);
             }
         }
     }
@@ -121,38 +116,33 @@ final class HeldUpdateBefores {
     void hold(long time, long releaseAt, RowData updateBefore) throws Exception {
         rows.setCurrentNamespace(time);
         rows.add(updateBefore);
-        Long earlierReleaseAt = releaseTimes.get(time);
+        Object key = backend.getCurrentKey();
+        Map<Long, Long> times = heldTimes.get(key);
+        if (times == null) {
+            times = new LinkedHashMap<>();
+            heldTimes.put(keySerializer.copy(key), times);
+        }
+        Long earlierReleaseAt = times.get(time);
         if (earlierReleaseAt == null || earlierReleaseAt < releaseAt) {
+            times.put(time, releaseAt);
             releaseTimes.put(time, releaseAt);
         }
-        Object key = backend.getCurrentKey();
-        if (count == 0) {
-            soleKey = key;
-            soleTime = time;
-        } else if (soleKey != null && (soleTime != time || match(key) != KeyMatch.SOLE_KEY)) {
-            soleKey = null;
-        }
-        count++;
     }
 
     /** Removes and returns the held rows of the current key, in arrival order per time. */
     List<RowData> takeAll() throws Exception {
-        if (surelyHoldsNone(null)) {
+        if (heldTimes.isEmpty()) {
+            return Collections.emptyList();
+        }
+        Map<Long, Long> times = heldTimes.remove(backend.getCurrentKey());
+        if (times == null) {
             return Collections.emptyList();
         }
         List<RowData> taken = new ArrayList<>();
-        if (soleKey != null) {
-            // Every held row of the subtask has the sole time, so the current key's have it too:
-            // no map iteration.
-            takeRows(soleTime, taken);
-            releaseTimes.remove(soleTime);
-            soleKey = null;
-            return taken;
-        }
-        for (Long time : releaseTimes.keys()) {
+        for (Long time : times.keySet()) {
             takeRows(time, taken);
+            releaseTimes.remove(time);
         }
-        releaseTimes.clear();
         // The timers at the rows' own times stay: other changes of those times may need them.
         return taken;
     }
@@ -162,16 +152,22 @@ final class HeldUpdateBefores {
      * reached the one that lets them go alone; none before.
      */
     List<RowData> takeReleased(long time, long watermark) throws Exception {
-        if (surelyHoldsNone(time)) {
+        if (heldTimes.isEmpty()) {
             return Collections.emptyList();
         }
-        Long releaseAt = releaseTimes.get(time);
+        Object key = backend.getCurrentKey();
+        Map<Long, Long> times = heldTimes.get(key);
+        Long releaseAt = times == null ? null : times.get(time);
         if (releaseAt == null || releaseAt > watermark) {
             return Collections.emptyList();
         }
         List<RowData> taken = new ArrayList<>();
         takeRows(time, taken);
         releaseTimes.remove(time);
+        times.remove(time);
+        if (times.isEmpty()) {
+            heldTimes.remove(key);
+        }
         return taken;
     }
 
@@ -180,39 +176,8 @@ final class HeldUpdateBefores {
         rows.setCurrentNamespace(time);
         Iterable<RowData> held = rows.get();
         if (held != null) {
-            for (RowData row : held) {
-                taken.add(row);
-                count--;
-            }
+            held.forEach(taken::add);
         }
         rows.clear();
-    }
-
-    /**
-     * Whether the current key surely holds no row of the time (of any time when null), known from
-     * the fields alone.
-     */
-    private boolean surelyHoldsNone(@Nullable Long time) {
-        if (count == 0) {
-            return true;
-        }
-        if (soleKey == null) {
-            return false;
-        }
-        KeyMatch match = match(backend.getCurrentKey());
-        return match == KeyMatch.OTHER_KEY
-                || (match == KeyMatch.SOLE_KEY && time != null && time != soleTime);
-    }
-
-    /**
-     * Compares a key with the sole key, which is set. A key of another class may be the same key
-     * and still not equal it (a generic row and a binary row of the same fields), so it tells
-     * nothing.
-     */
-    private KeyMatch match(Object key) {
-        if (soleKey.getClass() != key.getClass()) {
-            return KeyMatch.UNKNOWN;
-        }
-        return soleKey.equals(key) ? KeyMatch.SOLE_KEY : KeyMatch.OTHER_KEY;
     }
 }
