@@ -15,6 +15,7 @@
 package dev.lateralsnapshot.e2e;
 
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -42,13 +43,15 @@ final class DistributionScript {
     }
 
     /**
-     * Runs {@code bin/<command[0]>} with the other elements as its arguments and returns what it
-     * printed; fails unless it exits with 0 within the timeout.
+     * Runs {@code bin/<command[0]>} with the other elements as its arguments and the given standard
+     * input (none if null), and returns what it printed; fails unless it exits with 0 within the
+     * timeout.
      */
     static String run(
             Path workingDirectory,
             Map<String, String> environment,
             Duration timeout,
+            String input,
             String... command) {
         List<String> commandLine = new ArrayList<>(List.of(command));
         commandLine.set(0, distribution().resolve("bin").resolve(command[0]).toString());
@@ -61,8 +64,12 @@ final class DistributionScript {
                             .redirectOutput(output.toFile());
             builder.environment().putAll(environment);
             Process process = builder.start();
-            // No input: a script that reads would wait forever.
-            process.getOutputStream().close();
+            // Closed after the input: a script that reads more would wait forever.
+            try (OutputStream stdin = process.getOutputStream()) {
+                if (input != null) {
+                    stdin.write(input.getBytes(StandardCharsets.UTF_8));
+                }
+            }
             if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
                 process.descendants().forEach(ProcessHandle::destroyForcibly);
                 process.destroyForcibly();

@@ -17,7 +17,6 @@ package dev.lateralsnapshot.e2e;
 import com.fasterxml.jackson.databind.JsonNode;
 
 import java.io.IOException;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
@@ -61,15 +60,13 @@ final class LocalFlinkCluster implements AutoCloseable {
                     "org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint",
                     "org.apache.flink.runtime.taskexecutor.TaskManagerRunner");
 
-    private final Path distribution;
     private final Path runDirectory;
     private final Path confDirectory;
     private final Path logDirectory;
     private final RestApi rest;
     private final Thread shutdownHook;
 
-    private LocalFlinkCluster(Path distribution, Path runDirectory, int restPort) {
-        this.distribution = distribution;
+    private LocalFlinkCluster(Path runDirectory, int restPort) {
         this.runDirectory = runDirectory;
         this.confDirectory = runDirectory.resolve("conf");
         this.logDirectory = runDirectory.resolve("log");
@@ -96,7 +93,7 @@ final class LocalFlinkCluster implements AutoCloseable {
     }
 
     private static LocalFlinkCluster startOnce(Map<String, String> options) throws IOException {
-        Path distribution = Path.of(System.getProperty("flink.dist"));
+        Path distribution = DistributionScript.distribution();
         Path runs = distribution.getParent().resolve("e2e-runs");
         Files.createDirectories(runs);
         Path runDirectory = Files.createTempDirectory(runs, "run-");
@@ -113,7 +110,7 @@ final class LocalFlinkCluster implements AutoCloseable {
         config.put("blob.storage.directory", runDirectory.resolve("tmp/blobs").toString());
         config.putAll(options);
 
-        LocalFlinkCluster cluster = new LocalFlinkCluster(distribution, runDirectory, restPort);
+        LocalFlinkCluster cluster = new LocalFlinkCluster(runDirectory, restPort);
         Files.createDirectories(cluster.confDirectory);
         Files.createDirectories(cluster.logDirectory);
         Files.createDirectories(runDirectory.resolve("tmp"));
@@ -383,40 +380,14 @@ final class LocalFlinkCluster implements AutoCloseable {
      * standard input (none if null), and returns what it printed; fails unless it exits with 0.
      */
     private String runScript(Duration timeout, String input, String... command) {
-        List<String> commandLine = new ArrayList<>(List.of(command));
-        commandLine.set(0, distribution.resolve("bin").resolve(command[0]).toString());
-        try {
-            Path output = Files.createTempFile(runDirectory, command[0] + "-", ".txt");
-            ProcessBuilder builder =
-                    new ProcessBuilder(commandLine)
-                            .directory(runDirectory.toFile())
-                            .redirectErrorStream(true)
-                            .redirectOutput(output.toFile());
-            builder.environment().put("FLINK_CONF_DIR", confDirectory.toString());
-            builder.environment().put("FLINK_LOG_DIR", logDirectory.toString());
-            Process process = builder.start();
-            try (OutputStream stdin = process.getOutputStream()) {
-                if (input != null) {
-                    stdin.write(input.getBytes(StandardCharsets.UTF_8));
-                }
-            }
-            if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-                process.descendants().forEach(ProcessHandle::destroyForcibly);
-                process.destroyForcibly();
-                throw new AssertionError(
-                        String.join(" ", command) + " did not finish within " + timeout);
-            }
-            String printed = Files.readString(output, StandardCharsets.UTF_8);
-            assertThat(process.exitValue())
-                    .as("exit code of %s, which printed:%n%s", String.join(" ", command), printed)
-                    .isZero();
-            return printed;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError(e);
-        }
+        return DistributionScript.run(
+                runDirectory,
+                Map.of(
+                        "FLINK_CONF_DIR", confDirectory.toString(),
+                        "FLINK_LOG_DIR", logDirectory.toString()),
+                timeout,
+                input,
+                command);
     }
 
     private static Map<String, String> readFlatConfig(Path file) throws IOException {

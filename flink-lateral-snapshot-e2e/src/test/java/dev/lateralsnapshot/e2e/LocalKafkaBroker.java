@@ -107,7 +107,7 @@ final class LocalKafkaBroker implements AutoCloseable {
             LocalKafkaBroker broker = null;
             try {
                 DistributionScript.run(
-                        directory, environment, SCRIPT_TIMEOUT, "kafka-local.sh", "start");
+                        directory, environment, SCRIPT_TIMEOUT, null, "kafka-local.sh", "start");
                 broker = new LocalKafkaBroker(directory, port, shutdownHook);
                 broker.awaitBroker();
                 return broker;
@@ -242,6 +242,7 @@ final class LocalKafkaBroker implements AutoCloseable {
                 directory,
                 Map.of("KAFKA_LOCAL_DIR", directory.toString()),
                 SCRIPT_TIMEOUT,
+                null,
                 command);
     }
 
