@@ -21,7 +21,6 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
-import java.util.Map;
 
 /**
  * One {@link LocalKafkaBroker} and one {@link LocalFlinkCluster} for all the Kafka test classes of
@@ -35,20 +34,6 @@ final class LocalKafkaAndFlink implements BeforeAllCallback, AfterEachCallback {
 
     private static final ExtensionContext.Namespace NAMESPACE =
             ExtensionContext.Namespace.create(LocalKafkaAndFlink.class);
-
-    private static final Map<String, String> CLUSTER_OPTIONS =
-            Map.of(
-                    // Metric values on the REST API refresh every 10 s by default.
-                    "metrics.fetcher.update-interval", "1000",
-                    // A metric fetch from a killed TaskManager ends only with this timeout (10
-                    // minutes by default), and no other starts before it: TaskManagerFailuresIT.
-                    "web.timeout", "20 s",
-                    // Notice a dead TaskManager in seconds, not 50.
-                    "heartbeat.interval", "1000",
-                    "heartbeat.timeout", "5000",
-                    "restart-strategy.type", "fixed-delay",
-                    "restart-strategy.fixed-delay.attempts", "20",
-                    "restart-strategy.fixed-delay.delay", "1 s");
 
     private static Resources resources;
 
@@ -94,7 +79,7 @@ final class LocalKafkaAndFlink implements BeforeAllCallback, AfterEachCallback {
                 throw new UncheckedIOException(e);
             }
             try {
-                cluster = LocalFlinkCluster.start(CLUSTER_OPTIONS);
+                cluster = LocalFlinkCluster.start(TaskManagerKills.CLUSTER_OPTIONS);
             } catch (IOException e) {
                 broker.close();
                 throw new UncheckedIOException(e);

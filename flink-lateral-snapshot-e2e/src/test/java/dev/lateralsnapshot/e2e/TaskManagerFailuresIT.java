@@ -28,7 +28,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.CURRENT_BUILD_SIDE_WATERMARK;
 import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.CURRENT_PHASE;
@@ -68,9 +67,6 @@ class TaskManagerFailuresIT {
     private static final int VERSIONS = 6;
     private static final int ORDERS_PER_FILE = 150;
 
-    /** A killed TaskManager is noticed within the heartbeat timeout, the job restarts after it. */
-    private static final Duration RECOVERY_TIMEOUT = Duration.ofSeconds(90);
-
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
 
     /** How often the job's sources look for the files the test drops. */
@@ -84,26 +80,12 @@ class TaskManagerFailuresIT {
     private Path buildDirectory;
     private Path outputDirectory;
     private long ordersWritten;
-    private int kills;
+    private TaskManagerKills kills;
 
     @BeforeEach
     void startCluster() throws IOException {
-        cluster =
-                LocalFlinkCluster.start(
-                        Map.of(
-                                "metrics.fetcher.update-interval", "1000",
-                                // The JobManager fetches metrics from every TaskManager, through
-                                // the ResourceManager, and starts no fetch before the last one has
-                                // ended. A request to a TaskManager killed before it answered ends
-                                // only with this timeout, 10 minutes by default: until then
-                                // numRestarts and the join metrics stay as they were at the kill.
-                                "web.timeout", "20 s",
-                                // Notice a dead TaskManager in seconds instead of the default 50.
-                                "heartbeat.interval", "1000",
-                                "heartbeat.timeout", "5000",
-                                "restart-strategy.type", "fixed-delay",
-                                "restart-strategy.fixed-delay.attempts", "20",
-                                "restart-strategy.fixed-delay.delay", "1 s"));
+        cluster = LocalFlinkCluster.start(TaskManagerKills.CLUSTER_OPTIONS);
+        kills = new TaskManagerKills(cluster, SETTLE_AFTER_RESTART);
         ordersDirectory = Files.createDirectories(cluster.runDirectory().resolve("orders"));
         buildDirectory = Files.createDirectories(cluster.runDirectory().resolve("versions"));
         outputDirectory = Files.createDirectories(cluster.runDirectory().resolve("committed"));
@@ -127,7 +109,7 @@ class TaskManagerFailuresIT {
         writeOrders();
         awaitBuffered(job, ORDERS_PER_FILE);
         job.awaitCheckpointTriggeredFromNow(TIMEOUT);
-        killJoinTaskManager(job);
+        kills.killJoinTaskManager(job);
         assertThat(job.metric(CURRENT_PHASE)).as("restored into the load phase").containsOnly(0.0);
         writeOrders();
         awaitBuffered(job, ORDERS_PER_FILE);
@@ -148,7 +130,7 @@ class TaskManagerFailuresIT {
                 case 1:
                     // Killed before the file is read: the restored job reads it.
                     writeOrders();
-                    killJoinTaskManager(job);
+                    kills.killJoinTaskManager(job);
                     writeBuildFile(version);
                     awaitApplied(job, version);
                     break;
@@ -157,14 +139,14 @@ class TaskManagerFailuresIT {
                     // unless the checkpoint it restores holds it.
                     writeBuildFile(version);
                     writeOrders();
-                    killJoinTaskManager(job);
+                    kills.killJoinTaskManager(job);
                     break;
                 case 5:
                     // Killed after the file is applied, maybe before a checkpoint holds it.
                     writeBuildFile(version);
                     writeOrders();
                     awaitApplied(job, version);
-                    killJoinTaskManager(job);
+                    kills.killJoinTaskManager(job);
                     break;
                 default:
                     writeBuildFile(version);
@@ -188,7 +170,7 @@ class TaskManagerFailuresIT {
         // A restart can also fail, when the JobManager tries the dead TaskManager's slots first.
         assertThat(job.restarts())
                 .as("at least one restart per killed TaskManager")
-                .isGreaterThanOrEqualTo(kills);
+                .isGreaterThanOrEqualTo(kills.kills());
         long checkpoints = job.completedCheckpoints();
 
         int committed =
@@ -205,7 +187,7 @@ class TaskManagerFailuresIT {
                         + " %.1f s%n",
                 expected,
                 committed,
-                kills,
+                kills.kills(),
                 job.restarts(),
                 checkpoints,
                 VERSIONS,
@@ -262,38 +244,6 @@ class TaskManagerFailuresIT {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-    }
-
-    // ---- failures ----
-
-    /**
-     * Kills (SIGKILL) a TaskManager that runs a join subtask and starts a new one in its place, as
-     * a cluster manager would, while the job restarts from its last checkpoint on the TaskManager
-     * that is left; waits until the new TaskManager is registered, the job has restarted and runs
-     * without the dead TaskManager, and has taken a checkpoint.
-     *
-     * <p>A kill costs one restart or more (see the end of the test), so the restarts are counted
-     * from the value before this kill, not against the number of kills: an earlier kill that cost
-     * two would let a count against the kills pass before the JobManager has noticed this one.
-     */
-    private void killJoinTaskManager(ClusterJob job) {
-        long restartsBefore = job.restarts();
-        String victim = job.joinTaskManagers().iterator().next();
-        long killedAt = System.currentTimeMillis();
-        cluster.killTaskManager(victim);
-        kills++;
-        cluster.startTaskManager();
-        job.awaitRestartWithout(victim, killedAt, cluster::taskManagerIds, RECOVERY_TIMEOUT);
-        // numRestarts comes from the metric store, which catches up only once its fetch from the
-        // dead TaskManager has timed out; waiting for it also keeps the metrics read next from
-        // being those of the job before the kill.
-        job.await(
-                RECOVERY_TIMEOUT,
-                "numRestarts above " + restartsBefore + " after TaskManager " + victim + " died",
-                job::restarts,
-                restarts -> restarts > restartsBefore);
-        Wait.sleep(SETTLE_AFTER_RESTART);
-        job.awaitCheckpointTriggeredFromNow(TIMEOUT);
     }
 
     // ---- waiting ----

@@ -15,15 +15,37 @@
 package dev.lateralsnapshot.e2e;
 
 import java.time.Duration;
+import java.util.Map;
 
 /**
  * Kills TaskManagers under a running job, as a machine or a JVM dies, and starts a new one in place
  * of each, as a cluster manager would (docs/reliability.md, "TaskManagers killed"). The waits are
  * those that {@code TaskManagerFailuresIT} found necessary on a loaded machine: the new TaskManager
  * registered, the job restarted since the kill and running without the dead one, its restart
- * counted, and a checkpoint taken after it.
+ * counted, and a checkpoint taken after it. The cluster needs {@link #CLUSTER_OPTIONS}.
  */
 final class TaskManagerKills {
+
+    /**
+     * The options of a cluster whose TaskManagers are killed: it notices a dead one within seconds
+     * and restarts the job with a fixed delay, and its metric values refresh every second.
+     */
+    static final Map<String, String> CLUSTER_OPTIONS =
+            Map.of(
+                    // Metric values on the REST API refresh every 10 s by default.
+                    "metrics.fetcher.update-interval", "1000",
+                    // The JobManager fetches metrics from every TaskManager, through the
+                    // ResourceManager, and starts no fetch before the last one has ended. A request
+                    // to a TaskManager killed before it answered ends only with this timeout, 10
+                    // minutes by default: until then numRestarts and the join metrics stay as they
+                    // were at the kill.
+                    "web.timeout", "20 s",
+                    // Notice a dead TaskManager in seconds instead of the default 50.
+                    "heartbeat.interval", "1000",
+                    "heartbeat.timeout", "5000",
+                    "restart-strategy.type", "fixed-delay",
+                    "restart-strategy.fixed-delay.attempts", "20",
+                    "restart-strategy.fixed-delay.delay", "1 s");
 
     /** A killed TaskManager is noticed within the heartbeat timeout, the job restarts after it. */
     private static final Duration RECOVERY_TIMEOUT = Duration.ofSeconds(90);
