@@ -14,10 +14,6 @@
 
 package dev.lateralsnapshot.e2e;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -25,8 +21,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Collectors;
-import java.util.stream.Stream;
 
 /**
  * What the LATERAL SNAPSHOT joins of a {@link LocalFlinkCluster} logged at their flips, from the
@@ -48,22 +42,22 @@ final class JoinFlipLog {
     private static final Pattern DRAIN =
             Pattern.compile("LATERAL SNAPSHOT join joined (\\d+) buffered probe rows in (\\d+) ms");
 
-    private final Path logDirectory;
+    private final LocalFlinkCluster cluster;
     private final Map<Path, Integer> mark = new HashMap<>();
 
     /** Starts reading at the current end of the cluster's TaskManager logs. */
     JoinFlipLog(LocalFlinkCluster cluster) {
-        this.logDirectory = cluster.runDirectory().resolve("log");
-        for (Path file : taskManagerLogs()) {
-            mark.put(file, readLines(file).size());
+        this.cluster = cluster;
+        for (Path file : cluster.taskManagerLogs()) {
+            mark.put(file, LocalFlinkCluster.readLines(file).size());
         }
     }
 
     /** The flips logged since this object was made. */
     Flips flips() {
         Flips flips = new Flips(new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
-        for (Path file : taskManagerLogs()) {
-            List<String> lines = readLines(file);
+        for (Path file : cluster.taskManagerLogs()) {
+            List<String> lines = LocalFlinkCluster.readLines(file);
             for (String line : lines.subList(mark.getOrDefault(file, 0), lines.size())) {
                 Matcher switched = SWITCH.matcher(line);
                 if (switched.find()) {
@@ -77,27 +71,5 @@ final class JoinFlipLog {
             }
         }
         return flips;
-    }
-
-    private List<Path> taskManagerLogs() {
-        try (Stream<Path> files = Files.list(logDirectory)) {
-            return files.filter(
-                            file -> {
-                                String name = file.getFileName().toString();
-                                return name.contains("-taskexecutor-") && name.endsWith(".log");
-                            })
-                    .sorted()
-                    .collect(Collectors.toList());
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    private static List<String> readLines(Path file) {
-        try {
-            return Files.readAllLines(file, StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 }

@@ -271,6 +271,11 @@ final class LocalFlinkCluster implements AutoCloseable {
         return output;
     }
 
+    /** The TaskManagers' log files (not their stdout), sorted. */
+    List<Path> taskManagerLogs() {
+        return logFiles("-taskexecutor-", ".log");
+    }
+
     /** The files of the log directory whose names hold {@code parts} in this order, sorted. */
     private List<Path> logFiles(String... parts) {
         String pattern =
@@ -284,7 +289,8 @@ final class LocalFlinkCluster implements AutoCloseable {
         }
     }
 
-    private static List<String> readLines(Path file) {
+    /** The lines of a file the cluster writes, such as a log. */
+    static List<String> readLines(Path file) {
         try {
             return Files.readAllLines(file, StandardCharsets.UTF_8);
         } catch (IOException e) {
