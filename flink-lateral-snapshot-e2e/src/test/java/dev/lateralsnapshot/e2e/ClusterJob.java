@@ -158,6 +158,19 @@ final class ClusterJob {
     }
 
     /**
+     * Waits until the join metric matches on every subtask (a join at any parallelism), and returns
+     * its values.
+     */
+    List<Double> awaitMetricOnEverySubtask(
+            String name, Duration timeout, Predicate<Double> matches) {
+        return await(
+                timeout,
+                "join metric " + name + " to match on every subtask",
+                () -> metric(name),
+                values -> values.stream().allMatch(matches));
+    }
+
+    /**
      * The vertex whose name starts with the given operator (vertex names list chained operators).
      */
     JsonNode vertex(String operator) {

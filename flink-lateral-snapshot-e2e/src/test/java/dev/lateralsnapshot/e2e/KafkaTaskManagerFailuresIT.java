@@ -113,45 +113,17 @@ class KafkaTaskManagerFailuresIT {
                         values.stream().mapToDouble(Double::doubleValue).sum() == ORDERS_PER_BATCH);
         long lastBufferedOrder = ordersWritten;
         writeVersion(flipFile());
-        Wait.until(
-                TIMEOUT,
-                "every join subtask flips",
-                () -> job.metric(CURRENT_PHASE),
-                phases -> phases.stream().allMatch(phase -> phase == 1.0));
+        job.awaitMetricOnEverySubtask(CURRENT_PHASE, TIMEOUT, phase -> phase == 1.0);
         // From here on no restore goes back to the load phase.
         job.awaitCheckpointTriggeredFromNow(TIMEOUT);
 
         // ---- join phase: a new version of every key at a time, three TaskManagers die ----
-        for (int version = 1; version <= VERSIONS; version++) {
-            switch (version) {
-                case 1:
-                    // Killed before the version is written: the restored job reads it.
-                    writeOrders();
-                    kills.killJoinTaskManager(job);
-                    writeVersion(versionFile(version));
-                    awaitApplied(job, version);
-                    break;
-                case 3:
-                    // Killed around the time the version is read: the restored job reads it
-                    // again unless the checkpoint it restores holds it.
-                    writeVersion(versionFile(version));
-                    writeOrders();
-                    kills.killJoinTaskManager(job);
-                    break;
-                case 5:
-                    // Killed after the version is applied, maybe before a checkpoint holds it.
-                    writeVersion(versionFile(version));
-                    writeOrders();
-                    awaitApplied(job, version);
-                    kills.killJoinTaskManager(job);
-                    break;
-                default:
-                    writeVersion(versionFile(version));
-                    writeOrders();
-                    awaitApplied(job, version);
-            }
-            job.awaitCheckpointTriggeredFromNow(TIMEOUT);
-        }
+        kills.joinPhaseWithKills(
+                job,
+                VERSIONS,
+                version -> writeVersion(versionFile(version)),
+                this::writeOrders,
+                version -> awaitApplied(job, version));
         awaitApplied(job, VERSIONS);
 
         // The last version is applied and no TaskManager died since: new orders all see it.
@@ -259,11 +231,8 @@ class KafkaTaskManagerFailuresIT {
     /** Waits until the build watermark has passed a version on every join subtask. */
     private static void awaitApplied(ClusterJob job, int version) {
         double watermark = watermarkAfter(version);
-        Wait.until(
-                TIMEOUT,
-                "version " + version + " applied",
-                () -> job.metric(CURRENT_BUILD_SIDE_WATERMARK),
-                watermarks -> watermarks.stream().allMatch(current -> current >= watermark));
+        job.awaitMetricOnEverySubtask(
+                CURRENT_BUILD_SIDE_WATERMARK, TIMEOUT, current -> current >= watermark);
     }
 
     // ---- input records ----

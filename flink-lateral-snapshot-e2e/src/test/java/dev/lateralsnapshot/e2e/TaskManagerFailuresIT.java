@@ -116,45 +116,17 @@ class TaskManagerFailuresIT {
         long lastBufferedOrder = ordersWritten;
 
         Directories.writeAtomically(buildDirectory, "flip.json", flipFile());
-        job.await(
-                TIMEOUT,
-                "every join subtask flips",
-                () -> job.metric(CURRENT_PHASE),
-                phases -> phases.stream().allMatch(phase -> phase == 1.0));
+        job.awaitMetricOnEverySubtask(CURRENT_PHASE, TIMEOUT, phase -> phase == 1.0);
         // From here on no restore goes back to the load phase, or reads flip.json again.
         job.awaitCheckpointTriggeredFromNow(TIMEOUT);
 
         // ---- join phase: a new version of every key per file, three TaskManagers die ----
-        for (int version = 1; version <= VERSIONS; version++) {
-            switch (version) {
-                case 1:
-                    // Killed before the file is read: the restored job reads it.
-                    writeOrders();
-                    kills.killJoinTaskManager(job);
-                    writeBuildFile(version);
-                    awaitApplied(job, version);
-                    break;
-                case 3:
-                    // Killed around the time the file is read: the restored job reads it again
-                    // unless the checkpoint it restores holds it.
-                    writeBuildFile(version);
-                    writeOrders();
-                    kills.killJoinTaskManager(job);
-                    break;
-                case 5:
-                    // Killed after the file is applied, maybe before a checkpoint holds it.
-                    writeBuildFile(version);
-                    writeOrders();
-                    awaitApplied(job, version);
-                    kills.killJoinTaskManager(job);
-                    break;
-                default:
-                    writeBuildFile(version);
-                    writeOrders();
-                    awaitApplied(job, version);
-            }
-            job.awaitCheckpointTriggeredFromNow(TIMEOUT);
-        }
+        kills.joinPhaseWithKills(
+                job,
+                VERSIONS,
+                this::writeBuildFile,
+                this::writeOrders,
+                version -> awaitApplied(job, version));
 
         // The last version is applied and no TaskManager died since: new orders all see it.
         long lastOrderBeforeTheLastVersion = ordersWritten;
@@ -260,11 +232,8 @@ class TaskManagerFailuresIT {
     /** Waits until the build watermark has passed a version's file on every join subtask. */
     private static void awaitApplied(ClusterJob job, int version) {
         double watermark = watermarkAfter(version);
-        job.await(
-                TIMEOUT,
-                "version " + version + " applied",
-                () -> job.metric(CURRENT_BUILD_SIDE_WATERMARK),
-                watermarks -> watermarks.stream().allMatch(current -> current >= watermark));
+        job.awaitMetricOnEverySubtask(
+                CURRENT_BUILD_SIDE_WATERMARK, TIMEOUT, current -> current >= watermark);
     }
 
     // ---- input files ----

@@ -16,6 +16,7 @@ package dev.lateralsnapshot.e2e;
 
 import java.time.Duration;
 import java.util.Map;
+import java.util.function.IntConsumer;
 
 /**
  * Kills TaskManagers under a running job, as a machine or a JVM dies, and starts a new one in place
@@ -67,6 +68,51 @@ final class TaskManagerKills {
     /** How many TaskManagers this object has killed. */
     int kills() {
         return kills;
+    }
+
+    /**
+     * The join phase of a job on a {@code VersionedBuildSide}, with three kills: versions 1 to
+     * {@code versions} of every key, one at a time, each with a batch of orders and followed by a
+     * checkpoint; a TaskManager is killed before version 1 is written, around the time version 3 is
+     * read and after version 5 is applied, the three points at which a restored job must read a
+     * version, may read it again, or must not lose it.
+     */
+    void joinPhaseWithKills(
+            ClusterJob job,
+            int versions,
+            IntConsumer writeVersion,
+            Runnable writeOrders,
+            IntConsumer awaitApplied) {
+        for (int version = 1; version <= versions; version++) {
+            switch (version) {
+                case 1:
+                    // Killed before the version is written: the restored job reads it.
+                    writeOrders.run();
+                    killJoinTaskManager(job);
+                    writeVersion.accept(version);
+                    awaitApplied.accept(version);
+                    break;
+                case 3:
+                    // Killed around the time the version is read: the restored job reads it
+                    // again unless the checkpoint it restores holds it.
+                    writeVersion.accept(version);
+                    writeOrders.run();
+                    killJoinTaskManager(job);
+                    break;
+                case 5:
+                    // Killed after the version is applied, maybe before a checkpoint holds it.
+                    writeVersion.accept(version);
+                    writeOrders.run();
+                    awaitApplied.accept(version);
+                    killJoinTaskManager(job);
+                    break;
+                default:
+                    writeVersion.accept(version);
+                    writeOrders.run();
+                    awaitApplied.accept(version);
+            }
+            job.awaitCheckpointTriggeredFromNow(CHECKPOINT_TIMEOUT);
+        }
     }
 
     /**
