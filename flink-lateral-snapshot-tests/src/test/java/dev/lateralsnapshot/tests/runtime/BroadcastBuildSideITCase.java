@@ -18,8 +18,6 @@ import dev.lateralsnapshot.LateralSnapshotOptions;
 import dev.lateralsnapshot.LateralSnapshotOptions.BuildDistribution;
 import dev.lateralsnapshot.planner.plan.nodes.exec.stream.StreamExecLateralSnapshotBroadcastJoin;
 import dev.lateralsnapshot.testutils.connectors.CollectedRows;
-import dev.lateralsnapshot.testutils.connectors.CollectingTableFactory;
-import dev.lateralsnapshot.testutils.connectors.Directories;
 import dev.lateralsnapshot.testutils.environments.StateBackendKind;
 import dev.lateralsnapshot.testutils.tables.RateChanges;
 
@@ -29,26 +27,18 @@ import org.apache.flink.table.api.PlanReference;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.TableResult;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.LongStream;
 import java.util.stream.Stream;
 
-import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.ENRICHED_COLUMNS;
-import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.ORDERS_COLUMNS;
-import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.RATES_COLUMNS;
-import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.createTable;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -103,30 +93,15 @@ class BroadcastBuildSideITCase extends MiniClusterTestBase {
         }
     }
 
-    private final List<CollectedRows> collections = new ArrayList<>();
-
-    private Path rates;
-    private Path orders;
-
     @BeforeEach
     void writeTheInput() throws Exception {
-        rates = Files.createDirectories(directory.resolve("rates"));
-        orders = Files.createDirectories(directory.resolve("orders"));
-        // One file, so that one source subtask reads the changes in their order: A updated, B
-        // deleted, C inserted twice (a multiset), and Z last, which moves the watermark past them.
+        // A updated, B deleted, C inserted twice (a multiset), and Z last, which moves the
+        // watermark past them.
         List<String> changes = new ArrayList<>(RateChanges.FILE_001);
         changes.addAll(RateChanges.FILE_003.subList(0, 3));
         changes.add(RateChanges.insert("C", 3.0, "2026-02-01 10:00:00"));
         changes.add(RateChanges.FILE_003.get(3));
-        Files.write(rates.resolve("rates.json"), changes);
-        Files.write(
-                orders.resolve("orders.csv"),
-                LongStream.rangeClosed(1, ORDERS).mapToObj(Long::toString).toList());
-    }
-
-    @AfterEach
-    void closeCollections() {
-        collections.forEach(CollectedRows::close);
+        writeBoundedInput(changes, ORDERS);
     }
 
     static Stream<Arguments> queriesAndBackends() {
@@ -179,12 +154,12 @@ class BroadcastBuildSideITCase extends MiniClusterTestBase {
     void aCompiledPlanKeepsTheBroadcastBuildSide(StateBackendKind backend) throws Exception {
         String insert = "INSERT INTO enriched " + Query.LEFT_NON_EQUALITY.sql;
         CollectedRows direct = collection();
-        TableEnvironment directly = environment(backend, direct);
+        TableEnvironment directly = boundedInputTables(boundedInputEnvironment(backend), direct);
         distribute(directly, BuildDistribution.BROADCAST);
         directly.executeSql(insert).await();
 
         CollectedRows fromPlan = collection();
-        TableEnvironment compiling = environment(backend, fromPlan);
+        TableEnvironment compiling = boundedInputTables(boundedInputEnvironment(backend), fromPlan);
         distribute(compiling, BuildDistribution.BROADCAST);
         String plan = compiling.compilePlanSql(insert).asJsonString();
         assertThat(plan)
@@ -221,7 +196,7 @@ class BroadcastBuildSideITCase extends MiniClusterTestBase {
     private Run run(String query, StateBackendKind backend, BuildDistribution distribution)
             throws Exception {
         CollectedRows sink = collection();
-        TableEnvironment env = environment(backend, sink);
+        TableEnvironment env = boundedInputTables(boundedInputEnvironment(backend), sink);
         distribute(env, distribution);
         TableResult result = env.executeSql("INSERT INTO enriched " + query);
         result.await();
@@ -243,34 +218,5 @@ class BroadcastBuildSideITCase extends MiniClusterTestBase {
 
     private static void distribute(TableEnvironment env, BuildDistribution distribution) {
         env.getConfig().set(LateralSnapshotOptions.BUILD_DISTRIBUTION, distribution.value());
-    }
-
-    private CollectedRows collection() {
-        CollectedRows rows = CollectedRows.open();
-        collections.add(rows);
-        return rows;
-    }
-
-    /**
-     * An environment for the bounded files, without the idle-source timeout of the other streaming
-     * tests (see {@link CompiledPlanRoundTripITCase}).
-     */
-    private static TableEnvironment boundedInputEnvironment(StateBackendKind backend) {
-        TableEnvironment env = streamingEnvironment(backend, StreamingScenario.PARALLELISM);
-        env.getConfig().set("table.exec.source.idle-timeout", "0 ms");
-        return env;
-    }
-
-    /** A {@link #boundedInputEnvironment} with the tables, whose sink writes to the collection. */
-    private TableEnvironment environment(StateBackendKind backend, CollectedRows sink) {
-        TableEnvironment env = boundedInputEnvironment(backend);
-        env.executeSql(
-                createTable(
-                        "rates", RATES_COLUMNS, Directories.filesystem(rates, "debezium-json")));
-        env.executeSql(
-                createTable("orders", ORDERS_COLUMNS, Directories.filesystem(orders, "csv")));
-        env.executeSql(
-                createTable("enriched", ENRICHED_COLUMNS, CollectingTableFactory.options(sink)));
-        return env;
     }
 }

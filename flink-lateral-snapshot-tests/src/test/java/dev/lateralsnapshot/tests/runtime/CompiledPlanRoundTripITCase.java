@@ -16,8 +16,6 @@ package dev.lateralsnapshot.tests.runtime;
 
 import dev.lateralsnapshot.LateralSnapshot;
 import dev.lateralsnapshot.testutils.connectors.CollectedRows;
-import dev.lateralsnapshot.testutils.connectors.CollectingTableFactory;
-import dev.lateralsnapshot.testutils.connectors.Directories;
 import dev.lateralsnapshot.testutils.environments.StateBackendKind;
 import dev.lateralsnapshot.testutils.tables.RateChanges;
 
@@ -27,7 +25,6 @@ import org.apache.flink.table.api.Table;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.TablePipeline;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -35,18 +32,12 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 import java.net.URL;
 import java.net.URLClassLoader;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.stream.LongStream;
 import java.util.stream.Stream;
 
 import static dev.lateralsnapshot.LateralSnapshotOptions.BUILD_DISTRIBUTION;
-import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.ENRICHED_COLUMNS;
-import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.ORDERS_COLUMNS;
-import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.RATES_COLUMNS;
-import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.createTable;
 import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.currency;
 import static org.apache.flink.table.api.Expressions.$;
 import static org.apache.flink.table.api.Expressions.call;
@@ -236,27 +227,11 @@ class CompiledPlanRoundTripITCase extends MiniClusterTestBase {
         }
     }
 
-    private final List<CollectedRows> collections = new ArrayList<>();
-
-    private Path rates;
-    private Path orders;
-
     @BeforeEach
     void writeTheInput() throws Exception {
-        rates = Files.createDirectories(directory.resolve("rates"));
-        orders = Files.createDirectories(directory.resolve("orders"));
-        // One file, so that one source subtask reads the changes in their order.
         List<String> changes = new ArrayList<>(RateChanges.FILE_001);
         changes.addAll(RateChanges.FILE_003);
-        Files.write(rates.resolve("rates.json"), changes);
-        Files.write(
-                orders.resolve("orders.csv"),
-                LongStream.rangeClosed(1, ORDERS).mapToObj(Long::toString).toList());
-    }
-
-    @AfterEach
-    void closeCollections() {
-        collections.forEach(CollectedRows::close);
+        writeBoundedInput(changes, ORDERS);
     }
 
     static Stream<Arguments> formsAndBackends() {
@@ -273,14 +248,16 @@ class CompiledPlanRoundTripITCase extends MiniClusterTestBase {
     @MethodSource("formsAndBackends")
     void thePlanEmitsTheRowsOfTheStatement(Form form, StateBackendKind backend) throws Exception {
         CollectedRows direct = collection();
-        environment(backend, direct).executeSql("INSERT INTO enriched " + form.query).await();
+        boundedInputTables(boundedInputEnvironment(backend), direct)
+                .executeSql("INSERT INTO enriched " + form.query)
+                .await();
         assertThat(direct.rows())
                 .containsExactlyInAnyOrderElementsOf(expectedRows(form.query.equals(LEFT_JOIN)));
 
         CollectedRows fromPlan = collection();
         form.compileAndRun(
                 new Run(
-                        environment(backend, fromPlan),
+                        boundedInputTables(boundedInputEnvironment(backend), fromPlan),
                         backend,
                         form.query,
                         directory.resolve("plan.json")));
@@ -312,13 +289,13 @@ class CompiledPlanRoundTripITCase extends MiniClusterTestBase {
         StateBackendKind backend = StateBackendKind.HEAP;
         String insert = "INSERT INTO enriched " + query;
         CollectedRows unfused = collection();
-        TableEnvironment installed = environment(boundedInputEnvironment(backend), unfused);
+        TableEnvironment installed = boundedInputTables(boundedInputEnvironment(backend), unfused);
         installed.getConfig().set(BUILD_DISTRIBUTION, distribution);
         installed.executeSql(insert).await();
         assertThat(unfused.rows()).isNotEmpty();
 
         CollectedRows fused = collection();
-        TableEnvironment dropIn = environment(boundedDropInEnvironment(backend), fused);
+        TableEnvironment dropIn = boundedInputTables(boundedDropInEnvironment(backend), fused);
         dropIn.getConfig().set(BUILD_DISTRIBUTION, distribution);
         dropIn.executeSql(insert).await();
         assertThat(fused.rows()).containsExactlyInAnyOrderElementsOf(unfused.rows());
@@ -326,7 +303,8 @@ class CompiledPlanRoundTripITCase extends MiniClusterTestBase {
         // A plan compiled by the planner that fuses keeps the Calc as a node of its own, as Flink
         // 2.4 reads it (the fused join's description would hold "calc=["), and emits the same rows.
         CollectedRows fromPlan = collection();
-        TableEnvironment compiling = environment(boundedDropInEnvironment(backend), fromPlan);
+        TableEnvironment compiling =
+                boundedInputTables(boundedDropInEnvironment(backend), fromPlan);
         compiling.getConfig().set(BUILD_DISTRIBUTION, distribution);
         String plan = compiling.compilePlanSql(insert).asJsonString();
         assertThat(plan).doesNotContain("calc=[").contains("\"stream-exec-calc_1\"");
@@ -348,47 +326,5 @@ class CompiledPlanRoundTripITCase extends MiniClusterTestBase {
             }
         }
         return rows;
-    }
-
-    private CollectedRows collection() {
-        CollectedRows rows = CollectedRows.open();
-        collections.add(rows);
-        return rows;
-    }
-
-    /**
-     * An environment for the bounded files, without the idle-source timeout of the other streaming
-     * tests: a source subtask without a file ends at once with the final watermark, and were the
-     * subtask that reads the build file marked idle before its first row (a busy machine), the join
-     * would flip with an empty build side and the rows would depend on timing.
-     */
-    private static TableEnvironment boundedInputEnvironment(StateBackendKind backend) {
-        TableEnvironment env = streamingEnvironment(backend, StreamingScenario.PARALLELISM);
-        env.getConfig().set("table.exec.source.idle-timeout", "0 ms");
-        return env;
-    }
-
-    /** An environment of the drop-in jar's planner for the bounded files, as the one above. */
-    private static TableEnvironment boundedDropInEnvironment(StateBackendKind backend) {
-        TableEnvironment env = dropInEnvironment(backend, StreamingScenario.PARALLELISM);
-        env.getConfig().set("table.exec.source.idle-timeout", "0 ms");
-        return env;
-    }
-
-    /** An environment with the tables, whose sink {@code enriched} writes to the collection. */
-    private TableEnvironment environment(StateBackendKind backend, CollectedRows sink) {
-        return environment(boundedInputEnvironment(backend), sink);
-    }
-
-    /** The environment with the tables, whose sink {@code enriched} writes to the collection. */
-    private TableEnvironment environment(TableEnvironment env, CollectedRows sink) {
-        env.executeSql(
-                createTable(
-                        "rates", RATES_COLUMNS, Directories.filesystem(rates, "debezium-json")));
-        env.executeSql(
-                createTable("orders", ORDERS_COLUMNS, Directories.filesystem(orders, "csv")));
-        env.executeSql(
-                createTable("enriched", ENRICHED_COLUMNS, CollectingTableFactory.options(sink)));
-        return env;
     }
 }

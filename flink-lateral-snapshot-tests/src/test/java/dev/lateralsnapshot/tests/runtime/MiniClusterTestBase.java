@@ -16,6 +16,9 @@ package dev.lateralsnapshot.tests.runtime;
 
 import dev.lateralsnapshot.LateralSnapshot;
 import dev.lateralsnapshot.planner.delegation.LateralSnapshotPlannerFactory;
+import dev.lateralsnapshot.testutils.connectors.CollectedRows;
+import dev.lateralsnapshot.testutils.connectors.CollectingTableFactory;
+import dev.lateralsnapshot.testutils.connectors.Directories;
 import dev.lateralsnapshot.testutils.environments.MiniClusters;
 import dev.lateralsnapshot.testutils.environments.StateBackendKind;
 import dev.lateralsnapshot.testutils.environments.TableEnvironments;
@@ -25,16 +28,30 @@ import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.LongStream;
+
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.ENRICHED_COLUMNS;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.ORDERS_COLUMNS;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.RATES_COLUMNS;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.createTable;
 
 /**
  * The MiniCluster of a test class, which the extension starts before the class and stops after it:
  * two slots for parallelism 2, little memory, and the reporter that keeps the join's metrics.
+ *
+ * <p>For the tests that run a statement over bounded files to its end, it also writes those files
+ * ({@link #writeBoundedInput}), creates the tables over them ({@link #boundedInputTables}) and
+ * closes the collections of their sinks after each test ({@link #collection}).
  */
 public abstract class MiniClusterTestBase {
 
@@ -46,9 +63,19 @@ public abstract class MiniClusterTestBase {
 
     private MiniCluster cluster;
 
+    private final List<CollectedRows> collections = new ArrayList<>();
+
+    private Path rates;
+    private Path orders;
+
     @BeforeEach
     void injectCluster(@InjectMiniCluster MiniCluster cluster) {
         this.cluster = cluster;
+    }
+
+    @AfterEach
+    void closeCollections() {
+        collections.forEach(CollectedRows::close);
     }
 
     /** This class's cluster. */
@@ -59,6 +86,60 @@ public abstract class MiniClusterTestBase {
     /** A streaming scenario on this class's cluster; close it to stop its job. */
     StreamingScenario scenario(StateBackendKind backend) throws IOException {
         return StreamingScenario.create(cluster, backend, directory);
+    }
+
+    /** A new collection for a sink, closed after the test. */
+    protected CollectedRows collection() {
+        CollectedRows rows = CollectedRows.open();
+        collections.add(rows);
+        return rows;
+    }
+
+    /**
+     * Writes the bounded input under this test's directory: the build side's changes in one file,
+     * so that one source subtask reads them in their order, and the orders 1 to {@code orders}.
+     */
+    protected void writeBoundedInput(List<String> rateChanges, long orders) throws IOException {
+        this.rates = Files.createDirectories(directory.resolve("rates"));
+        this.orders = Files.createDirectories(directory.resolve("orders"));
+        Files.write(rates.resolve("rates.json"), rateChanges);
+        Files.write(
+                this.orders.resolve("orders.csv"),
+                LongStream.rangeClosed(1, orders).mapToObj(Long::toString).toList());
+    }
+
+    /**
+     * Creates the tables over the {@link #writeBoundedInput bounded input} in the environment,
+     * whose sink {@code enriched} writes to the collection, and returns the environment.
+     */
+    protected TableEnvironment boundedInputTables(TableEnvironment env, CollectedRows sink) {
+        env.executeSql(
+                createTable(
+                        "rates", RATES_COLUMNS, Directories.filesystem(rates, "debezium-json")));
+        env.executeSql(
+                createTable("orders", ORDERS_COLUMNS, Directories.filesystem(orders, "csv")));
+        env.executeSql(
+                createTable("enriched", ENRICHED_COLUMNS, CollectingTableFactory.options(sink)));
+        return env;
+    }
+
+    /**
+     * A streaming environment for the bounded input, without the idle-source timeout of the other
+     * streaming tests: a source subtask without a file ends at once with the final watermark, and
+     * were the subtask that reads the build file marked idle before its first row (a busy machine),
+     * the join would flip with an empty build side and the rows would depend on timing.
+     */
+    public static TableEnvironment boundedInputEnvironment(StateBackendKind backend) {
+        TableEnvironment env = streamingEnvironment(backend, StreamingScenario.PARALLELISM);
+        env.getConfig().set("table.exec.source.idle-timeout", "0 ms");
+        return env;
+    }
+
+    /** An environment of the drop-in jar's planner for the bounded input, as the one above. */
+    public static TableEnvironment boundedDropInEnvironment(StateBackendKind backend) {
+        TableEnvironment env = dropInEnvironment(backend, StreamingScenario.PARALLELISM);
+        env.getConfig().set("table.exec.source.idle-timeout", "0 ms");
+        return env;
     }
 
     /**
