@@ -26,6 +26,7 @@ import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.internal.InternalListState;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 
 import java.util.ArrayList;
 import java.util.Collections;
@@ -37,19 +38,21 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
- * The build side's -U rows that wait for their +U, in keyed state; the operator decides when they
- * are held and let go (see {@link LateralSnapshotJoinOperator}) and sets the key before every call.
+ * The build side's -U rows that wait for their +U; the operator decides when they are held and let
+ * go (see {@link LateralSnapshotJoinOperator}) and sets the key before every call.
  *
- * <p>Per key, the rows are namespaced by their own time, like the pending build changes, so that
- * the timer of one time touches only the rows of that time; a map from each of those times to the
- * watermark that lets its rows go alone tells which times hold rows.
+ * <p>A -U is followed by its +U, at most a network buffer of other keys' changes later, so rows are
+ * held for microseconds, and few keys hold rows at a time. They are held on the heap, and written
+ * to keyed state only by {@link #writeToState}, which the operator calls when it takes a snapshot:
+ * a -U and +U pair between two snapshots costs no state access at all (on RocksDB it cost an
+ * append, a put, a get and two deletes, more than the probe row's read). Rows that a snapshot
+ * wrote, or a restore brought back, are held on the heap too, and removed from the state when
+ * taken. The state and the heap never share a row object: the operator changes the kind of a row it
+ * applies, and the heap backend may still be writing a snapshot of the state's objects.
  *
- * <p>That map is also kept on the heap, for every key of the subtask that holds rows, and read from
- * there: every build change asks whether its key holds rows, and most keys hold none, so the answer
- * must cost no state read. Nor may taking a key's rows iterate the map state, which on RocksDB
- * opens an iterator and seeks over the tombstones of every time released before. Few keys hold rows
- * at a time (a -U is followed by its +U, at most a network buffer of other keys' changes later), so
- * the heap copy stays small; a restore rebuilds it from the state.
+ * <p>In keyed state, per key, the rows are namespaced by their own time, like the pending build
+ * changes, and a map from each of those times to the watermark that lets its rows go alone tells
+ * which times hold rows.
  */
 final class HeldUpdateBefores {
 
@@ -63,15 +66,32 @@ final class HeldUpdateBefores {
     private final MapState<Long, Long> releaseTimes;
 
     /**
-     * {@link #releaseTimes} of every key that holds rows, times in the order they were first held.
-     * Keys are compared with {@code equals}, as the heap backend compares them, so that this finds
-     * a key's rows exactly when that backend does; they are the key selector's binary rows and a
-     * restore's, which are binary too. A key is copied when kept: the backend's current key is the
-     * caller's object.
+     * Every key that holds rows, with its times in the order they were first held. Keys are
+     * compared with {@code equals}, as the heap backend compares them; they are the key selector's
+     * binary rows and a restore's, which are binary too. A key is copied when kept: the backend's
+     * current key is the caller's object.
      */
-    private final Map<Object, Map<Long, Long>> heldTimes = new HashMap<>();
+    private final Map<Object, Map<Long, HeldTime>> held = new HashMap<>();
+
+    /** Whether some held rows are not in keyed state. */
+    private boolean unwritten;
 
     private final TypeSerializer<Object> keySerializer;
+    private final RowDataSerializer rowSerializer;
+
+    /** The rows of one key and time, and the watermark that lets them go alone. */
+    private static final class HeldTime {
+        final List<RowData> rows = new ArrayList<>(1);
+        long releaseAt;
+
+        /** Whether the keyed state holds these rows and the release time. */
+        boolean inState;
+
+        HeldTime(long releaseAt, boolean inState) {
+            this.releaseAt = releaseAt;
+            this.inState = inState;
+        }
+    }
 
     @SuppressWarnings("unchecked")
     HeldUpdateBefores(
@@ -81,6 +101,7 @@ final class HeldUpdateBefores {
             throws Exception {
         this.backend = backend;
         this.keySerializer = backend.getKeySerializer();
+        this.rowSerializer = buildType.toRowSerializer();
         this.rows =
                 (InternalListState<Object, Long, RowData>)
                         backend.getOrCreateKeyedState(
@@ -91,21 +112,56 @@ final class HeldUpdateBefores {
                         new MapStateDescriptor<>(RELEASE_TIMES_STATE, Types.LONG, Types.LONG));
     }
 
-    /** Reads the times of the keys a restore brought back into the heap copy. */
-    void indexRestored() throws Exception {
+    /** Reads the rows a restore brought back onto the heap; they stay in the state until taken. */
+    void readRestored() throws Exception {
         List<Object> keys;
         try (Stream<Object> stream = backend.getKeys(RELEASE_TIMES_STATE, VoidNamespace.INSTANCE)) {
             keys = stream.collect(Collectors.toList());
         }
         for (Object key : keys) {
             backend.setCurrentKey(key);
-            Map<Long, Long> times = new LinkedHashMap<>();
+            Map<Long, HeldTime> times = new LinkedHashMap<>();
             for (Map.Entry<Long, Long> entry : releaseTimes.entries()) {
-                times.put(entry.getKey(), entry.getValue());
+                HeldTime heldTime = new HeldTime(entry.getValue(), true);
+                rows.setCurrentNamespace(entry.getKey());
+                Iterable<RowData> restored = rows.get();
+                if (restored != null) {
+                    restored.forEach(row -> heldTime.rows.add(rowSerializer.copy(row)));
+                }
+                times.put(entry.getKey(), heldTime);
             }
             if (!times.isEmpty()) {
-                heldTimes.put(keySerializer.copy(key), times);
+                held.put(keySerializer.copy(key), times);
             }
+        }
+    }
+
+    /**
+     * Writes the held rows that are not in keyed state yet into it; called when the operator takes
+     * a snapshot, before the state backend takes its own.
+     */
+    void writeToState() throws Exception {
+        if (!unwritten) {
+            return;
+        }
+        Object currentKey = backend.getCurrentKey();
+        for (Map.Entry<Object, Map<Long, HeldTime>> keyTimes : held.entrySet()) {
+            for (Map.Entry<Long, HeldTime> timeRows : keyTimes.getValue().entrySet()) {
+                HeldTime heldTime = timeRows.getValue();
+                if (!heldTime.inState) {
+                    backend.setCurrentKey(keyTimes.getKey());
+                    rows.setCurrentNamespace(timeRows.getKey());
+                    List<RowData> copies = new ArrayList<>(heldTime.rows.size());
+                    heldTime.rows.forEach(row -> copies.add(rowSerializer.copy(row)));
+                    rows.update(copies);
+                    releaseTimes.put(timeRows.getKey(), heldTime.releaseAt);
+                    heldTime.inState = true;
+                }
+            }
+        }
+        unwritten = false;
+        if (currentKey != null) {
+            backend.setCurrentKey(currentKey);
         }
     }
 
@@ -114,34 +170,43 @@ final class HeldUpdateBefores {
      * reaches {@code releaseAt}; of several for one time, the latest counts.
      */
     void hold(long time, long releaseAt, RowData updateBefore) throws Exception {
-        rows.setCurrentNamespace(time);
-        rows.add(updateBefore);
         Object key = backend.getCurrentKey();
-        Map<Long, Long> times = heldTimes.get(key);
+        Map<Long, HeldTime> times = held.get(key);
         if (times == null) {
             times = new LinkedHashMap<>();
-            heldTimes.put(keySerializer.copy(key), times);
+            held.put(keySerializer.copy(key), times);
         }
-        Long earlierReleaseAt = times.get(time);
-        if (earlierReleaseAt == null || earlierReleaseAt < releaseAt) {
-            times.put(time, releaseAt);
-            releaseTimes.put(time, releaseAt);
+        HeldTime heldTime = times.get(time);
+        if (heldTime == null) {
+            heldTime = new HeldTime(releaseAt, false);
+            times.put(time, heldTime);
+        }
+        // Copied: the caller may reuse the row, and the heap keeps it past this call.
+        RowData row = rowSerializer.copy(updateBefore);
+        heldTime.rows.add(row);
+        heldTime.releaseAt = Math.max(heldTime.releaseAt, releaseAt);
+        if (heldTime.inState) {
+            // The state already holds this time's earlier rows: it gets this one now.
+            rows.setCurrentNamespace(time);
+            rows.add(rowSerializer.copy(row));
+            releaseTimes.put(time, heldTime.releaseAt);
+        } else {
+            unwritten = true;
         }
     }
 
     /** Removes and returns the held rows of the current key, in arrival order per time. */
     List<RowData> takeAll() throws Exception {
-        if (heldTimes.isEmpty()) {
+        if (held.isEmpty()) {
             return Collections.emptyList();
         }
-        Map<Long, Long> times = heldTimes.remove(backend.getCurrentKey());
+        Map<Long, HeldTime> times = held.remove(backend.getCurrentKey());
         if (times == null) {
             return Collections.emptyList();
         }
         List<RowData> taken = new ArrayList<>();
-        for (Long time : times.keySet()) {
-            takeRows(time, taken);
-            releaseTimes.remove(time);
+        for (Map.Entry<Long, HeldTime> timeRows : times.entrySet()) {
+            take(timeRows.getKey(), timeRows.getValue(), taken);
         }
         // The timers at the rows' own times stay: other changes of those times may need them.
         return taken;
@@ -152,32 +217,31 @@ final class HeldUpdateBefores {
      * reached the one that lets them go alone; none before.
      */
     List<RowData> takeReleased(long time, long watermark) throws Exception {
-        if (heldTimes.isEmpty()) {
+        if (held.isEmpty()) {
             return Collections.emptyList();
         }
         Object key = backend.getCurrentKey();
-        Map<Long, Long> times = heldTimes.get(key);
-        Long releaseAt = times == null ? null : times.get(time);
-        if (releaseAt == null || releaseAt > watermark) {
+        Map<Long, HeldTime> times = held.get(key);
+        HeldTime heldTime = times == null ? null : times.get(time);
+        if (heldTime == null || heldTime.releaseAt > watermark) {
             return Collections.emptyList();
         }
-        List<RowData> taken = new ArrayList<>();
-        takeRows(time, taken);
-        releaseTimes.remove(time);
         times.remove(time);
         if (times.isEmpty()) {
-            heldTimes.remove(key);
+            held.remove(key);
         }
+        List<RowData> taken = new ArrayList<>();
+        take(time, heldTime, taken);
         return taken;
     }
 
-    /** Moves the current key's rows of one time from state to the list. */
-    private void takeRows(long time, List<RowData> taken) throws Exception {
-        rows.setCurrentNamespace(time);
-        Iterable<RowData> held = rows.get();
-        if (held != null) {
-            held.forEach(taken::add);
+    /** Moves the rows of the current key and one time to the list, out of the state if there. */
+    private void take(long time, HeldTime heldTime, List<RowData> taken) throws Exception {
+        taken.addAll(heldTime.rows);
+        if (heldTime.inState) {
+            rows.setCurrentNamespace(time);
+            rows.clear();
+            releaseTimes.remove(time);
         }
-        rows.clear();
     }
 }

@@ -295,7 +295,7 @@ public class LateralSnapshotJoinOperator extends AbstractLateralSnapshotJoinOper
     void openRestored() throws Exception {
         checkRestoredLayout();
         moveRestoredBuildRowsOfMapLayout();
-        heldUpdateBefores.indexRestored();
+        heldUpdateBefores.readRestored();
         if (restoredFromLoadingSubtask && ttlClock != null) {
             // Keys loaded by a subtask that had not flipped have no TTL clock yet. They get it
             // now rather than when the probe rows are drained, so that a checkpoint taken in
@@ -329,6 +329,7 @@ public class LateralSnapshotJoinOperator extends AbstractLateralSnapshotJoinOper
     @Override
     void snapshotBuildAndProbeState() throws Exception {
         probeBuffer.snapshotState();
+        heldUpdateBefores.writeToState();
         if (ttlClock != null) {
             ttlClock.snapshotState();
         }
