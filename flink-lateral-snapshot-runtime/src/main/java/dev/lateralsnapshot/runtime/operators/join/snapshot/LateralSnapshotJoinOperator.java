@@ -294,7 +294,7 @@ public class LateralSnapshotJoinOperator extends AbstractLateralSnapshotJoinOper
     @Override
     void openRestored() throws Exception {
         checkRestoredLayout();
-        moveRestoredBuildRowsOfMapLayout();
+        moveRestoredBuildRowsOfEarlierLayouts();
         heldUpdateBefores.readRestored();
         if (restoredFromLoadingSubtask && ttlClock != null) {
             // Keys loaded by a subtask that had not flipped have no TTL clock yet. They get it
@@ -342,6 +342,7 @@ public class LateralSnapshotJoinOperator extends AbstractLateralSnapshotJoinOper
                         ? List.of(SingleRowBuildSideState.STATE_NAME)
                         : List.of(
                                 MultisetBuildSideState.STATE_NAME,
+                                MultisetBuildSideState.LIST_STATE_NAME,
                                 MultisetBuildSideState.SPILLED_STATE_NAME);
         for (String other : others) {
             if (hasKeys(other)) {
@@ -361,25 +362,36 @@ public class LateralSnapshotJoinOperator extends AbstractLateralSnapshotJoinOper
     }
 
     /**
-     * Savepoints taken before the multiset layout kept small keys inline have every key in the map
-     * only, and no list: their keys are moved into the current layout before anything reads them. A
-     * savepoint of the current layout has a list for every key with rows.
+     * Savepoints of the earlier multiset layouts have no value for any key: the one before kept a
+     * key's inline rows in a list state, the one before that every key in the map only. Their keys
+     * are moved into the current layout before anything reads them. A savepoint of the current
+     * layout has a value for every key with rows.
      */
-    private void moveRestoredBuildRowsOfMapLayout() throws Exception {
+    private void moveRestoredBuildRowsOfEarlierLayouts() throws Exception {
         if (!(buildSide instanceof MultisetBuildSideState)
                 || hasKeys(MultisetBuildSideState.STATE_NAME)) {
             return;
         }
-        List<Object> keys = keysOf(MultisetBuildSideState.SPILLED_STATE_NAME);
+        MultisetBuildSideState multiset = (MultisetBuildSideState) buildSide;
+        List<Object> keys = keysOf(MultisetBuildSideState.LIST_STATE_NAME);
+        boolean fromList = !keys.isEmpty();
+        if (!fromList) {
+            keys = keysOf(MultisetBuildSideState.SPILLED_STATE_NAME);
+        }
         for (Object key : keys) {
             setCurrentKey(key);
-            ((MultisetBuildSideState) buildSide).moveFromMapLayout();
+            if (fromList) {
+                multiset.moveFromListLayout();
+            } else {
+                multiset.moveFromMapLayout();
+            }
         }
         if (!keys.isEmpty()) {
             LOG.info(
-                    "LATERAL SNAPSHOT join moved the build rows of {} keys from the map layout of"
+                    "LATERAL SNAPSHOT join moved the build rows of {} keys from the {} layout of"
                             + " its savepoint.",
-                    keys.size());
+                    keys.size(),
+                    fromList ? "list" : "map");
         }
     }
 

@@ -19,15 +19,19 @@ import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.types.RowKind;
 
+import javax.annotation.Nullable;
+
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -36,51 +40,57 @@ import java.util.Map;
  * Build rows as a multiset, kept in one of two ways per key.
  *
  * <ul>
- *   <li><b>Inline</b>, up to {@link #MAX_INLINE_ROWS} rows: a list of the rows, an equal row once
- *       per occurrence. A probe row reads the key's rows in one state read (one {@code get} on
- *       RocksDB, where a map would open an iterator and seek); a build change reads and rewrites at
- *       most that many rows.
- *   <li><b>Spilled</b>, past that: a map of row to number of occurrences, and in the list one
- *       marker row that says so. A build change then touches one map entry, whatever the number of
- *       rows under the key, so a key with many rows (the single key of a join without equality
- *       predicate) never costs more than one entry per change. A spilled key stays spilled until it
- *       has no row left.
+ *   <li><b>Inline</b>, up to {@link #MAX_INLINE_ROWS} rows: one value holding the rows, an equal
+ *       row once per occurrence (see {@link MultisetRowsSerializer}). A probe row reads the key's
+ *       rows in one state read (one {@code get} on RocksDB, where a map would open an iterator and
+ *       seek); a key with one row is held by the heap backend as that row, as in the layout with
+ *       one row per key. A build change reads and rewrites at most that many rows.
+ *   <li><b>Spilled</b>, past that: a map of row to number of occurrences, and in the value a marker
+ *       that says so. A build change then touches one map entry, whatever the number of rows under
+ *       the key, so a key with many rows (the single key of a join without equality predicate)
+ *       never costs more than one entry per change. A spilled key stays spilled until it has no row
+ *       left.
  * </ul>
  *
- * <p>Every key with rows has a list, so the keys of {@link #STATE_NAME} are the keys of the build
- * side. Savepoints of the earlier layout, which kept every key in the map, are moved over by {@link
- * #moveFromMapLayout} when restored.
+ * <p>Every key with rows has a value, so the keys of {@link #STATE_NAME} are the keys of the build
+ * side. Savepoints of the earlier layouts, which kept the inline rows in a list state or every key
+ * in the map, are moved over by {@link #moveFromListLayout} and {@link #moveFromMapLayout} when
+ * restored.
  */
 final class MultisetBuildSideState extends BuildSideState {
 
-    /** The list of every key: its rows, or the marker of a spilled key. */
-    static final String STATE_NAME = "build-row-list";
+    /** The value of every key: its rows, or the marker of a spilled key. */
+    static final String STATE_NAME = "build-row-multiset";
 
-    /** The map of a spilled key, and of every key in savepoints of the earlier layout. */
+    /** Where savepoints of the earlier layout kept a key's rows, or the marker of a spilled key. */
+    static final String LIST_STATE_NAME = "build-row-list";
+
+    /** The map of a spilled key, and of every key in savepoints of the earliest layout. */
     static final String SPILLED_STATE_NAME = "build-rows";
 
     /** A key whose rows would exceed this many spills them into the map. */
     static final int MAX_INLINE_ROWS = 32;
 
-    private final ListState<RowData> list;
+    private final KeyedStateStore store;
+    private final InternalTypeInfo<RowData> buildType;
+    private final ValueState<Object> rows;
     private final MapState<RowData, Integer> spilled;
     private final RowDataSerializer serializer;
 
-    /**
-     * Stands in the list of a spilled key. Stored rows are always {@code INSERT} (see {@link
-     * BuildSideState}), so no build row can be taken for it.
-     */
-    private final RowData spilledMarker;
+    /** The list of the earlier layout, registered only when a restore moves rows out of it. */
+    @Nullable private ListState<RowData> earlierList;
 
     MultisetBuildSideState(KeyedStateStore store, InternalTypeInfo<RowData> buildType) {
-        this.list = store.getListState(new ListStateDescriptor<>(STATE_NAME, buildType));
+        this.store = store;
+        this.buildType = buildType;
+        this.serializer = buildType.toRowSerializer();
+        this.rows =
+                store.getState(
+                        new ValueStateDescriptor<>(
+                                STATE_NAME, new MultisetRowsSerializer(serializer)));
         this.spilled =
                 store.getMapState(
                         new MapStateDescriptor<>(SPILLED_STATE_NAME, buildType, Types.INT));
-        this.serializer = buildType.toRowSerializer();
-        GenericRowData marker = new GenericRowData(buildType.toRowSize());
-        marker.setRowKind(RowKind.DELETE);
-        this.spilledMarker = serializer.toBinaryRow(marker).copy();
     }
 
     /**
@@ -92,21 +102,22 @@ final class MultisetBuildSideState extends BuildSideState {
         return row instanceof BinaryRowData ? row : serializer.toBinaryRow(row).copy();
     }
 
-    private static boolean isSpilledMarker(List<RowData> rows) {
-        return rows.size() == 1 && rows.get(0).getRowKind() != RowKind.INSERT;
+    /** The key's inline rows as an array; empty for a spilled key. */
+    private static RowData[] inline(Object value) {
+        return value instanceof RowData ? new RowData[] {(RowData) value} : (RowData[]) value;
     }
 
-    /** The key's list; empty when it has no rows. */
-    private List<RowData> rows() throws Exception {
-        Iterable<RowData> rows = list.get();
-        if (rows instanceof List) {
-            return (List<RowData>) rows;
+    /** The value for the rows, which fit inline; null when there are none. */
+    private static Object value(RowData[] inline) {
+        if (inline.length == 0) {
+            return null;
         }
-        List<RowData> copy = new ArrayList<>();
-        if (rows != null) {
-            rows.forEach(copy::add);
-        }
-        return copy;
+        return inline.length == 1 ? inline[0] : inline;
+    }
+
+    private void addToSpilled(RowData row) throws Exception {
+        Integer count = spilled.get(row);
+        spilled.put(row, count == null ? 1 : count + 1);
     }
 
     @Override
@@ -117,34 +128,37 @@ final class MultisetBuildSideState extends BuildSideState {
     @Override
     void add(RowData row) throws Exception {
         RowData key = binary(row);
-        List<RowData> rows = rows();
-        if (isSpilledMarker(rows)) {
-            Integer count = spilled.get(key);
-            spilled.put(key, count == null ? 1 : count + 1);
-        } else if (rows.size() < MAX_INLINE_ROWS) {
-            // Rewritten rather than appended: on RocksDB an append is a merge operand, and a read
-            // of a key that has only merge operands cannot stop at the newest entry it finds but
-            // looks for a base value through every level, on every probe row until a compaction.
-            List<RowData> withRow = new ArrayList<>(rows.size() + 1);
-            withRow.addAll(rows);
-            withRow.add(key);
-            list.update(withRow);
-        } else {
-            for (RowData inline : rows) {
-                Integer count = spilled.get(inline);
-                spilled.put(inline, count == null ? 1 : count + 1);
-            }
-            Integer count = spilled.get(key);
-            spilled.put(key, count == null ? 1 : count + 1);
-            list.update(List.of(spilledMarker));
+        Object value = rows.value();
+        if (value == null) {
+            rows.update(key);
+            return;
         }
+        if (MultisetRowsSerializer.isSpilled(value)) {
+            addToSpilled(key);
+            return;
+        }
+        RowData[] inline = inline(value);
+        if (inline.length < MAX_INLINE_ROWS) {
+            RowData[] withRow = Arrays.copyOf(inline, inline.length + 1);
+            withRow[inline.length] = key;
+            rows.update(withRow);
+            return;
+        }
+        for (RowData inlineRow : inline) {
+            addToSpilled(inlineRow);
+        }
+        addToSpilled(key);
+        rows.update(MultisetRowsSerializer.SPILLED);
     }
 
     @Override
     boolean retract(RowData row) throws Exception {
         RowData key = binary(row);
-        List<RowData> rows = rows();
-        if (isSpilledMarker(rows)) {
+        Object value = rows.value();
+        if (value == null) {
+            return false;
+        }
+        if (MultisetRowsSerializer.isSpilled(value)) {
             Integer count = spilled.get(key);
             if (count == null) {
                 return false;
@@ -154,32 +168,40 @@ final class MultisetBuildSideState extends BuildSideState {
             } else {
                 spilled.remove(key);
                 if (spilled.isEmpty()) {
-                    list.clear();
+                    rows.clear();
                 }
             }
             return true;
         }
-        int at = rows.indexOf(key);
+        RowData[] inline = inline(value);
+        int at = Arrays.asList(inline).indexOf(key);
         if (at < 0) {
             return false;
         }
-        if (rows.size() == 1) {
-            list.clear();
+        RowData[] rest = new RowData[inline.length - 1];
+        System.arraycopy(inline, 0, rest, 0, at);
+        System.arraycopy(inline, at + 1, rest, at, rest.length - at);
+        Object restValue = value(rest);
+        if (restValue == null) {
+            rows.clear();
         } else {
-            List<RowData> rest = new ArrayList<>(rows);
-            rest.remove(at);
-            list.update(rest);
+            rows.update(restValue);
         }
         return true;
     }
 
     @Override
     boolean visitRows(RowVisitor visitor) throws Exception {
-        List<RowData> rows = rows();
-        if (rows.isEmpty()) {
+        Object value = rows.value();
+        if (value == null) {
             return false;
         }
-        if (isSpilledMarker(rows)) {
+        if (value instanceof RowData) {
+            visitor.visit((RowData) value, 1);
+            return true;
+        }
+        RowData[] inline = (RowData[]) value;
+        if (inline.length == 0) {
             Iterator<Map.Entry<RowData, Integer>> it = spilled.iterator();
             while (it.hasNext()) {
                 Map.Entry<RowData, Integer> entry = it.next();
@@ -187,42 +209,67 @@ final class MultisetBuildSideState extends BuildSideState {
             }
             return true;
         }
-        for (int i = 0; i < rows.size(); i++) {
-            visitor.visit(rows.get(i), 1);
+        for (RowData inlineRow : inline) {
+            visitor.visit(inlineRow, 1);
         }
         return true;
     }
 
     @Override
     boolean isEmpty() throws Exception {
-        return rows().isEmpty();
+        return rows.value() == null;
     }
 
     @Override
     void clear() {
-        list.clear();
+        rows.clear();
         spilled.clear();
     }
 
     /**
-     * Moves the current key's rows from the map, where savepoints of the earlier layout kept every
+     * Moves the current key's rows from the list of the earlier layout: up to {@link
+     * #MAX_INLINE_ROWS} rows, or the marker of a spilled key, whose map stays as it is.
+     */
+    void moveFromListLayout() throws Exception {
+        if (earlierList == null) {
+            earlierList = store.getListState(new ListStateDescriptor<>(LIST_STATE_NAME, buildType));
+        }
+        Iterable<RowData> listed = earlierList.get();
+        List<RowData> inline = new ArrayList<>();
+        if (listed != null) {
+            listed.forEach(inline::add);
+        }
+        earlierList.clear();
+        if (inline.size() == 1 && inline.get(0).getRowKind() != RowKind.INSERT) {
+            // Stored rows are always INSERT: this is the marker of a spilled key.
+            rows.update(MultisetRowsSerializer.SPILLED);
+            return;
+        }
+        Object value = value(inline.toArray(new RowData[0]));
+        if (value != null) {
+            rows.update(value);
+        }
+    }
+
+    /**
+     * Moves the current key's rows from the map, where savepoints of the earliest layout kept every
      * key, into this layout: inline when they fit, else the map stays and the marker is added.
      */
     void moveFromMapLayout() throws Exception {
-        List<RowData> rows = new ArrayList<>();
+        List<RowData> inline = new ArrayList<>();
         for (Map.Entry<RowData, Integer> entry : spilled.entries()) {
-            for (int i = 0; i < entry.getValue() && rows.size() <= MAX_INLINE_ROWS; i++) {
-                rows.add(entry.getKey());
+            for (int i = 0; i < entry.getValue() && inline.size() <= MAX_INLINE_ROWS; i++) {
+                inline.add(entry.getKey());
             }
         }
-        if (rows.isEmpty()) {
+        if (inline.isEmpty()) {
             return;
         }
-        if (rows.size() <= MAX_INLINE_ROWS) {
+        if (inline.size() <= MAX_INLINE_ROWS) {
             spilled.clear();
-            list.update(rows);
+            rows.update(value(inline.toArray(new RowData[0])));
         } else {
-            list.update(List.of(spilledMarker));
+            rows.update(MultisetRowsSerializer.SPILLED);
         }
     }
 }

@@ -14,6 +14,7 @@
 
 package dev.lateralsnapshot.runtime.operators.join.snapshot;
 
+import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
@@ -34,6 +35,7 @@ import org.apache.flink.runtime.state.OperatorBackendSerializationProxy;
 import org.apache.flink.runtime.state.OperatorStateHandle;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StreamStateHandle;
+import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.apache.flink.runtime.state.metainfo.StateMetaInfoSnapshot;
 import org.apache.flink.runtime.state.metainfo.StateMetaInfoSnapshot.BackendStateType;
@@ -44,20 +46,24 @@ import org.apache.flink.streaming.api.operators.TimerSerializer;
 import org.apache.flink.streaming.api.operators.TwoInputStreamOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedTwoInputStreamOperatorTestHarness;
+import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.types.RowKind;
 
 import org.junit.jupiter.api.TestTemplate;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -128,7 +134,7 @@ class LateralSnapshotJoinStateLayoutTest extends LateralSnapshotJoinTestBase {
                         "pending-build-changes",
                         "held-update-before",
                         "held-update-before-times",
-                        "build-row-list",
+                        "build-row-multiset",
                         "build-rows",
                         "last-probe-access",
                         "_timer_state/event_build-change-timers",
@@ -158,10 +164,10 @@ class LateralSnapshotJoinStateLayoutTest extends LateralSnapshotJoinTestBase {
                 new MapSerializer<>(LongSerializer.INSTANCE, LongSerializer.INSTANCE));
         // A key's rows inline, or the marker of a key spilled into the map below.
         assertKeyedState(
-                keyedState.get("build-row-list"),
-                "LIST",
+                keyedState.get("build-row-multiset"),
+                "VALUE",
                 VoidNamespaceSerializer.INSTANCE,
-                new ListSerializer<>(BUILD_ROW_SERIALIZER));
+                new MultisetRowsSerializer(new RowDataSerializer(BUILD_TYPE)));
         assertKeyedState(
                 keyedState.get("build-rows"),
                 "MAP",
@@ -214,7 +220,7 @@ class LateralSnapshotJoinStateLayoutTest extends LateralSnapshotJoinTestBase {
             assertThatThrownBy(harness::open)
                     .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining(
-                            "the savepoint keeps it in state 'build-row-list', but this job keeps it"
+                            "the savepoint keeps it in state 'build-row-multiset', but this job keeps it"
                                     + " as ONE_ROW_PER_KEY in state 'build-row'");
         }
     }
@@ -226,28 +232,14 @@ class LateralSnapshotJoinStateLayoutTest extends LateralSnapshotJoinTestBase {
     @TestTemplate
     void restoresBuildRowsKeptInTheMapOnly() throws Exception {
         int manyRows = MultisetBuildSideState.MAX_INLINE_ROWS + 1;
-        OperatorSubtaskState snapshot;
-        JoinSpec spec = join();
-        try (KeyedTwoInputStreamOperatorTestHarness<RowData, RowData, RowData, RowData> harness =
-                new KeyedTwoInputStreamOperatorTestHarness<>(
-                        new MapLayoutStandIn(),
-                        spec.probeKeySelector(),
-                        spec.buildKeySelector(),
-                        spec.probeKeySelector().getProducedType(),
-                        MAX_PARALLELISM,
-                        1,
-                        0)) {
-            harness.setStateBackend(createStateBackend());
-            harness.setup();
-            harness.open();
-            harness.processElement2(insert("A", 1, 10));
-            harness.processElement2(insert("A", 1, 10));
-            harness.processElement2(insert("B", 2, 10));
-            for (int rate = 0; rate < manyRows; rate++) {
-                harness.processElement2(insert("C", rate, 10));
-            }
-            snapshot = harness.snapshot(1L, 1L);
+        List<StreamRecord<RowData>> buildRows = new ArrayList<>();
+        buildRows.add(insert("A", 1, 10));
+        buildRows.add(insert("A", 1, 10));
+        buildRows.add(insert("B", 2, 10));
+        for (int rate = 0; rate < manyRows; rate++) {
+            buildRows.add(insert("C", rate, 10));
         }
+        OperatorSubtaskState snapshot = snapshotOfStandIn(new MapLayoutStandIn(), buildRows);
 
         try (JoinHarness harness = harness(join())) {
             harness.initializeState(snapshot);
@@ -265,6 +257,156 @@ class LateralSnapshotJoinStateLayoutTest extends LateralSnapshotJoinTestBase {
                     .doesNotContain(joined("o2", "B", 2, 10))
                     .contains(joined("o3", "C", 0, 10), joined("o3", "C", manyRows - 1, 10));
             assertThat(harness.counter("numUnmatchedBuildRetractions")).isZero();
+        }
+    }
+
+    /**
+     * Savepoints of the layout before the current one kept a key's inline rows in a list state, and
+     * in that list the marker of a key spilled into the map: a restore moves them into the current
+     * layout and leaves the list empty, so that the next restore finds the current layout.
+     */
+    @TestTemplate
+    void restoresBuildRowsKeptInTheListLayout() throws Exception {
+        int manyRows = MultisetBuildSideState.MAX_INLINE_ROWS + 1;
+        List<StreamRecord<RowData>> buildRows = new ArrayList<>();
+        buildRows.add(insert("A", 1, 10));
+        buildRows.add(insert("A", 1, 10));
+        buildRows.add(insert("B", 2, 10));
+        buildRows.add(insert("D", 4, 10));
+        buildRows.add(insert("D", 5, 10));
+        buildRows.add(insert("D", 6, 10));
+        for (int rate = 0; rate < manyRows; rate++) {
+            buildRows.add(insert("C", rate, 10));
+        }
+        OperatorSubtaskState snapshot = snapshotOfStandIn(new ListLayoutStandIn(), buildRows);
+
+        try (JoinHarness harness = harness(join())) {
+            harness.initializeState(snapshot);
+            harness.open();
+
+            assertThat(keys(harness, MultisetBuildSideState.LIST_STATE_NAME)).isEmpty();
+            assertThat(keys(harness, MultisetBuildSideState.STATE_NAME))
+                    .containsExactlyInAnyOrder("A", "B", "C", "D");
+            assertThat(keys(harness, MultisetBuildSideState.SPILLED_STATE_NAME))
+                    .containsExactly("C");
+            harness.processWatermark2(watermark(LOAD_COMPLETED_TIME));
+            harness.processElement2(delete("B", 2, 10));
+            harness.processElement2(delete("D", 5, 10));
+            harness.processElement2(delete("C", 0, 10));
+            harness.processWatermark2(watermark(LOAD_COMPLETED_TIME + 1));
+            probeEveryKey(harness, manyRows);
+        }
+    }
+
+    /** The keys of the current subtask that have a value in a keyed state. */
+    private static List<String> keys(JoinHarness harness, String stateName) {
+        try (Stream<Object> keys =
+                harness.getOperator()
+                        .getKeyedStateBackend()
+                        .getKeys(stateName, VoidNamespace.INSTANCE)) {
+            return keys.map(key -> ((RowData) key).getString(0).toString())
+                    .collect(Collectors.toList());
+        }
+    }
+
+    /** Probes the keys of {@link #restoresBuildRowsKeptInTheListLayout} after its deletes. */
+    private static void probeEveryKey(JoinHarness harness, int manyRows) throws Exception {
+        harness.processElement1(probe("o1", "A"));
+        harness.processElement1(probe("o2", "B"));
+        harness.processElement1(probe("o3", "C"));
+        harness.processElement1(probe("o4", "D"));
+
+        List<String> output = harness.takeOutput();
+        assertThat(output)
+                .hasSize(2 + manyRows - 1 + 2)
+                .startsWith(joined("o1", "A", 1, 10), joined("o1", "A", 1, 10))
+                .doesNotContain(
+                        joined("o2", "B", 2, 10),
+                        joined("o3", "C", 0, 10),
+                        joined("o4", "D", 5, 10))
+                .contains(joined("o3", "C", manyRows - 1, 10))
+                .endsWith(joined("o4", "D", 4, 10), joined("o4", "D", 6, 10));
+        assertThat(harness.counter("numUnmatchedBuildRetractions")).isZero();
+    }
+
+    /** A snapshot of a stand-in for an earlier layout, which got the build rows. */
+    private OperatorSubtaskState snapshotOfStandIn(
+            TwoInputStreamOperator<RowData, RowData, RowData> standIn,
+            List<StreamRecord<RowData>> buildRows)
+            throws Exception {
+        JoinSpec spec = join();
+        try (KeyedTwoInputStreamOperatorTestHarness<RowData, RowData, RowData, RowData> harness =
+                new KeyedTwoInputStreamOperatorTestHarness<>(
+                        standIn,
+                        spec.probeKeySelector(),
+                        spec.buildKeySelector(),
+                        spec.probeKeySelector().getProducedType(),
+                        MAX_PARALLELISM,
+                        1,
+                        0)) {
+            harness.setStateBackend(createStateBackend());
+            harness.setup();
+            harness.open();
+            for (StreamRecord<RowData> row : buildRows) {
+                harness.processElement2(row);
+            }
+            return harness.snapshot(1L, 1L);
+        }
+    }
+
+    /**
+     * Keeps build rows as the layout before the current one did: per key a list of up to {@link
+     * MultisetBuildSideState#MAX_INLINE_ROWS} rows, or past that a map of row to count and in the
+     * list one marker row of kind {@code DELETE}.
+     */
+    private static final class ListLayoutStandIn extends AbstractStreamOperator<RowData>
+            implements TwoInputStreamOperator<RowData, RowData, RowData> {
+        private static final long serialVersionUID = 1L;
+
+        private transient ListState<RowData> list;
+        private transient MapState<RowData, Integer> spilled;
+        private transient RowData marker;
+
+        @Override
+        public void open() throws Exception {
+            super.open();
+            InternalTypeInfo<RowData> buildType = InternalTypeInfo.of(BUILD_TYPE);
+            list =
+                    getKeyedStateStore()
+                            .getListState(new ListStateDescriptor<>("build-row-list", buildType));
+            spilled =
+                    getKeyedStateStore()
+                            .getMapState(
+                                    new MapStateDescriptor<>("build-rows", buildType, Types.INT));
+            GenericRowData nulls = new GenericRowData(BUILD_TYPE.getFieldCount());
+            nulls.setRowKind(RowKind.DELETE);
+            marker = buildType.toRowSerializer().toBinaryRow(nulls).copy();
+        }
+
+        @Override
+        public void processElement1(StreamRecord<RowData> element) {}
+
+        @Override
+        public void processElement2(StreamRecord<RowData> element) throws Exception {
+            List<RowData> rows = new ArrayList<>();
+            list.get().forEach(rows::add);
+            if (rows.size() == 1 && rows.get(0).getRowKind() == RowKind.DELETE) {
+                countInMap(element.getValue());
+            } else if (rows.size() < MultisetBuildSideState.MAX_INLINE_ROWS) {
+                rows.add(element.getValue());
+                list.update(rows);
+            } else {
+                for (RowData row : rows) {
+                    countInMap(row);
+                }
+                countInMap(element.getValue());
+                list.update(List.of(marker));
+            }
+        }
+
+        private void countInMap(RowData row) throws Exception {
+            Integer count = spilled.get(row);
+            spilled.put(row, count == null ? 1 : count + 1);
         }
     }
 
