@@ -226,38 +226,12 @@ class LateralSnapshotJoinStateLayoutTest extends LateralSnapshotJoinTestBase {
     }
 
     /**
-     * Savepoints of the earlier multiset layout kept every key's rows in the map only: a restore
+     * Savepoints of the earliest multiset layout kept every key's rows in the map only: a restore
      * moves them into the current layout, inline or, past the bound, spilled.
      */
     @TestTemplate
     void restoresBuildRowsKeptInTheMapOnly() throws Exception {
-        int manyRows = MultisetBuildSideState.MAX_INLINE_ROWS + 1;
-        List<StreamRecord<RowData>> buildRows = new ArrayList<>();
-        buildRows.add(insert("A", 1, 10));
-        buildRows.add(insert("A", 1, 10));
-        buildRows.add(insert("B", 2, 10));
-        for (int rate = 0; rate < manyRows; rate++) {
-            buildRows.add(insert("C", rate, 10));
-        }
-        OperatorSubtaskState snapshot = snapshotOfStandIn(new MapLayoutStandIn(), buildRows);
-
-        try (JoinHarness harness = harness(join())) {
-            harness.initializeState(snapshot);
-            harness.open();
-            harness.processWatermark2(watermark(LOAD_COMPLETED_TIME));
-            harness.processElement2(delete("B", 2, 10));
-            harness.processElement1(probe("o1", "A"));
-            harness.processElement1(probe("o2", "B"));
-            harness.processElement1(probe("o3", "C"));
-
-            List<String> output = harness.takeOutput();
-            assertThat(output)
-                    .hasSize(2 + manyRows)
-                    .startsWith(joined("o1", "A", 1, 10), joined("o1", "A", 1, 10))
-                    .doesNotContain(joined("o2", "B", 2, 10))
-                    .contains(joined("o3", "C", 0, 10), joined("o3", "C", manyRows - 1, 10));
-            assertThat(harness.counter("numUnmatchedBuildRetractions")).isZero();
-        }
+        restoresIntoTheCurrentLayout(snapshotOfStandIn(new MapLayoutStandIn(), buildRows()));
     }
 
     /**
@@ -267,19 +241,27 @@ class LateralSnapshotJoinStateLayoutTest extends LateralSnapshotJoinTestBase {
      */
     @TestTemplate
     void restoresBuildRowsKeptInTheListLayout() throws Exception {
-        int manyRows = MultisetBuildSideState.MAX_INLINE_ROWS + 1;
-        List<StreamRecord<RowData>> buildRows = new ArrayList<>();
-        buildRows.add(insert("A", 1, 10));
-        buildRows.add(insert("A", 1, 10));
-        buildRows.add(insert("B", 2, 10));
-        buildRows.add(insert("D", 4, 10));
-        buildRows.add(insert("D", 5, 10));
-        buildRows.add(insert("D", 6, 10));
-        for (int rate = 0; rate < manyRows; rate++) {
-            buildRows.add(insert("C", rate, 10));
-        }
-        OperatorSubtaskState snapshot = snapshotOfStandIn(new ListLayoutStandIn(), buildRows);
+        restoresIntoTheCurrentLayout(snapshotOfStandIn(new ListLayoutStandIn(), buildRows()));
+    }
 
+    /** Two equal rows of A, one of B, three of D, and rows of C past the inline bound. */
+    private static List<StreamRecord<RowData>> buildRows() {
+        List<StreamRecord<RowData>> rows = new ArrayList<>();
+        rows.add(insert("A", 1, 10));
+        rows.add(insert("A", 1, 10));
+        rows.add(insert("B", 2, 10));
+        rows.add(insert("D", 4, 10));
+        rows.add(insert("D", 5, 10));
+        rows.add(insert("D", 6, 10));
+        for (int rate = 0; rate <= MultisetBuildSideState.MAX_INLINE_ROWS; rate++) {
+            rows.add(insert("C", rate, 10));
+        }
+        return rows;
+    }
+
+    /** Restores a snapshot of {@link #buildRows}, deletes a row of B, C and D, and probes. */
+    private void restoresIntoTheCurrentLayout(OperatorSubtaskState snapshot) throws Exception {
+        int manyRows = MultisetBuildSideState.MAX_INLINE_ROWS + 1;
         try (JoinHarness harness = harness(join())) {
             harness.initializeState(snapshot);
             harness.open();
@@ -294,7 +276,21 @@ class LateralSnapshotJoinStateLayoutTest extends LateralSnapshotJoinTestBase {
             harness.processElement2(delete("D", 5, 10));
             harness.processElement2(delete("C", 0, 10));
             harness.processWatermark2(watermark(LOAD_COMPLETED_TIME + 1));
-            probeEveryKey(harness, manyRows);
+            harness.processElement1(probe("o1", "A"));
+            harness.processElement1(probe("o2", "B"));
+            harness.processElement1(probe("o3", "C"));
+            harness.processElement1(probe("o4", "D"));
+
+            assertThat(harness.takeOutput())
+                    .hasSize(2 + manyRows - 1 + 2)
+                    .startsWith(joined("o1", "A", 1, 10), joined("o1", "A", 1, 10))
+                    .doesNotContain(
+                            joined("o2", "B", 2, 10),
+                            joined("o3", "C", 0, 10),
+                            joined("o4", "D", 5, 10))
+                    .contains(joined("o3", "C", manyRows - 1, 10))
+                    .endsWith(joined("o4", "D", 4, 10), joined("o4", "D", 6, 10));
+            assertThat(harness.counter("numUnmatchedBuildRetractions")).isZero();
         }
     }
 
@@ -307,26 +303,6 @@ class LateralSnapshotJoinStateLayoutTest extends LateralSnapshotJoinTestBase {
             return keys.map(key -> ((RowData) key).getString(0).toString())
                     .collect(Collectors.toList());
         }
-    }
-
-    /** Probes the keys of {@link #restoresBuildRowsKeptInTheListLayout} after its deletes. */
-    private static void probeEveryKey(JoinHarness harness, int manyRows) throws Exception {
-        harness.processElement1(probe("o1", "A"));
-        harness.processElement1(probe("o2", "B"));
-        harness.processElement1(probe("o3", "C"));
-        harness.processElement1(probe("o4", "D"));
-
-        List<String> output = harness.takeOutput();
-        assertThat(output)
-                .hasSize(2 + manyRows - 1 + 2)
-                .startsWith(joined("o1", "A", 1, 10), joined("o1", "A", 1, 10))
-                .doesNotContain(
-                        joined("o2", "B", 2, 10),
-                        joined("o3", "C", 0, 10),
-                        joined("o4", "D", 5, 10))
-                .contains(joined("o3", "C", manyRows - 1, 10))
-                .endsWith(joined("o4", "D", 4, 10), joined("o4", "D", 6, 10));
-        assertThat(harness.counter("numUnmatchedBuildRetractions")).isZero();
     }
 
     /** A snapshot of a stand-in for an earlier layout, which got the build rows. */
