@@ -17,34 +17,25 @@ package dev.lateralsnapshot.runtime.operators.join.snapshot;
 import org.apache.flink.api.common.state.KeyedStateStore;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
-import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
-import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
-import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.StringData;
-import org.apache.flink.table.runtime.keyselector.RowDataKeySelector;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 
 import org.junit.jupiter.api.TestTemplate;
 
 import javax.annotation.Nullable;
 
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
-import java.lang.reflect.Proxy;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BiFunction;
-import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The held -U rows on their own, in the keyed state of an operator that does nothing else, on every
- * state backend. The join's use of them is in {@link LateralSnapshotJoinBuildSideTest}; here the
- * rows held on the heap are checked against the state a snapshot writes.
+ * The held -U rows on their own, in the keyed state of a {@link KeyedStateHost}, on every state
+ * backend. The join's use of them is in {@link LateralSnapshotJoinBuildSideTest}; here the rows
+ * held on the heap are checked against the state a snapshot writes.
  */
 class HeldUpdateBeforesTest extends LateralSnapshotJoinTestBase {
 
@@ -161,38 +152,23 @@ class HeldUpdateBeforesTest extends LateralSnapshotJoinTestBase {
     }
 
     private Host host() throws Exception {
-        return open(new Host(), null);
+        return restoredHost(null);
     }
 
-    private Host restoredHost(OperatorSubtaskState snapshot) throws Exception {
-        return open(new Host(), snapshot);
-    }
-
-    /** Opens the host on the test's state backend, restored from the snapshot when given. */
-    private Host open(Host host, @Nullable OperatorSubtaskState snapshot) throws Exception {
-        host.harness.setStateBackend(createStateBackend());
-        if (snapshot != null) {
-            host.harness.initializeState(snapshot);
-        }
-        host.harness.open();
-        host.held =
-                new HeldUpdateBefores(
-                        host.operator.getKeyedStateBackend(),
-                        countingMapStateCalls(
-                                host.operator.getKeyedStateStore(), host.mapStateCalls),
-                        InternalTypeInfo.of(BUILD_TYPE));
-        return host;
+    /** A host on the test's state backend, restored from the snapshot when given. */
+    private Host restoredHost(@Nullable OperatorSubtaskState snapshot) throws Exception {
+        return new Host(new KeyedStateHost(createStateBackend(), snapshot));
     }
 
     /** The store, whose map states count the calls made on them. */
     private static KeyedStateStore countingMapStateCalls(
             KeyedStateStore store, AtomicInteger calls) {
-        return proxy(
+        return KeyedStateHost.proxy(
                 KeyedStateStore.class,
                 store,
                 (method, result) ->
                         method.getName().equals("getMapState")
-                                ? proxy(
+                                ? KeyedStateHost.proxy(
                                         MapState.class,
                                         result,
                                         (mapMethod, mapResult) -> {
@@ -202,82 +178,47 @@ class HeldUpdateBeforesTest extends LateralSnapshotJoinTestBase {
                                 : result);
     }
 
-    /** A proxy of {@code target} that hands every call's result to {@code after}. */
-    private static <T> T proxy(
-            Class<T> type, Object target, BiFunction<Method, Object, Object> after) {
-        return type.cast(
-                Proxy.newProxyInstance(
-                        type.getClassLoader(),
-                        new Class<?>[] {type},
-                        (self, method, args) -> {
-                            try {
-                                return after.apply(method, method.invoke(target, args));
-                            } catch (InvocationTargetException e) {
-                                throw e.getCause();
-                            }
-                        }));
-    }
-
-    /**
-     * The held rows in the keyed state of an operator, keyed like the standard join's build side.
-     * Rows taken are returned as text, as the harness tests print them.
-     */
+    /** The held rows in the keyed state of a {@link KeyedStateHost}. */
     private static final class Host implements AutoCloseable {
-        private static final RowDataKeySelector KEYS = join().buildKeySelector();
-
-        final NoOpOperator operator = new NoOpOperator();
+        final KeyedStateHost keyed;
         final KeyedOneInputStreamOperatorTestHarness<RowData, RowData, RowData> harness;
         final AtomicInteger mapStateCalls = new AtomicInteger();
-        HeldUpdateBefores held;
+        final HeldUpdateBefores held;
 
-        Host() throws Exception {
-            harness =
-                    new KeyedOneInputStreamOperatorTestHarness<>(
-                            operator, KEYS, KEYS.getProducedType());
+        Host(KeyedStateHost keyed) throws Exception {
+            this.keyed = keyed;
+            this.harness = keyed.harness;
+            this.held =
+                    new HeldUpdateBefores(
+                            keyed.operator.getKeyedStateBackend(),
+                            countingMapStateCalls(
+                                    keyed.operator.getKeyedStateStore(), mapStateCalls),
+                            InternalTypeInfo.of(BUILD_TYPE));
         }
 
         /** Holds the -U of a build row of this currency and rate under the row's time. */
         void hold(String currency, int rate, long time, long releaseAt) throws Exception {
-            operator.setCurrentKey(keyOf(currency));
+            keyed.setKey(currency);
             held.hold(time, releaseAt, updateBefore(currency, rate, time).getValue());
         }
 
         List<String> takeAll(String currency) throws Exception {
-            return takeAll(keyOf(currency));
+            return takeAll(KeyedStateHost.keyOf(currency));
         }
 
         List<String> takeAll(RowData key) throws Exception {
-            operator.setCurrentKey(key);
-            return text(held.takeAll());
+            keyed.operator.setCurrentKey(key);
+            return KeyedStateHost.text(held.takeAll());
         }
 
         List<String> takeReleased(String currency, long time, long watermark) throws Exception {
-            operator.setCurrentKey(keyOf(currency));
-            return text(held.takeReleased(time, watermark));
-        }
-
-        /** The key of the build rows of this currency, as the join's key selector makes it. */
-        private static RowData keyOf(String currency) throws Exception {
-            return KEYS.getKey(insert(currency, 0, 0).getValue());
-        }
-
-        private static List<String> text(List<RowData> rows) {
-            return rows.stream()
-                    .map(row -> formatRow(row, BUILD_TYPE))
-                    .collect(Collectors.toList());
+            keyed.setKey(currency);
+            return KeyedStateHost.text(held.takeReleased(time, watermark));
         }
 
         @Override
         public void close() throws Exception {
-            harness.close();
+            keyed.close();
         }
-    }
-
-    private static final class NoOpOperator extends AbstractStreamOperator<RowData>
-            implements OneInputStreamOperator<RowData, RowData> {
-        private static final long serialVersionUID = 1L;
-
-        @Override
-        public void processElement(StreamRecord<RowData> element) {}
     }
 }
