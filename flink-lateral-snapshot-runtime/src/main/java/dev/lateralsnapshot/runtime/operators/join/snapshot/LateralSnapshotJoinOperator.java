@@ -163,7 +163,7 @@ public class LateralSnapshotJoinOperator extends AbstractLateralSnapshotJoinOper
 
     private transient boolean restoredFromLoadingSubtask;
     private transient ProbeBuffer probeBuffer;
-    private transient InternalListState<Object, Long, RowData> pendingChanges;
+    private transient PendingBuildChanges pendingChanges;
     private transient HeldUpdateBefores heldUpdateBefores;
     @Nullable private transient StateTtlClock ttlClock;
     private transient BuildSideState buildSide;
@@ -270,12 +270,15 @@ public class LateralSnapshotJoinOperator extends AbstractLateralSnapshotJoinOper
                 backend.equals(StateBackendLoader.ROCKSDB_STATE_BACKEND_NAME)
                         || backend.equals(StateBackendLoader.FORST_STATE_BACKEND_NAME));
         pendingChanges =
-                (InternalListState<Object, Long, RowData>)
-                        getKeyedStateBackend()
-                                .getOrCreateKeyedState(
-                                        LongSerializer.INSTANCE,
-                                        new ListStateDescriptor<>(
-                                                PENDING_BUILD_CHANGES_STATE, buildType));
+                new PendingBuildChanges(
+                        getKeyedStateBackend(),
+                        (InternalListState<Object, Long, RowData>)
+                                getKeyedStateBackend()
+                                        .getOrCreateKeyedState(
+                                                LongSerializer.INSTANCE,
+                                                new ListStateDescriptor<>(
+                                                        PENDING_BUILD_CHANGES_STATE, buildType)),
+                        PENDING_BUILD_CHANGES_STATE);
         heldUpdateBefores = new HeldUpdateBefores(getKeyedStateBackend(), store, buildType);
         buildSide = BuildSideState.create(buildSideLayout, store, buildType);
         buildChangeTimers =
@@ -296,6 +299,7 @@ public class LateralSnapshotJoinOperator extends AbstractLateralSnapshotJoinOper
         checkRestoredLayout();
         moveRestoredBuildRowsOfEarlierLayouts();
         heldUpdateBefores.readRestored();
+        pendingChanges.readRestored();
         if (restoredFromLoadingSubtask && ttlClock != null) {
             // Keys loaded by a subtask that had not flipped have no TTL clock yet. They get it
             // now rather than when the probe rows are drained, so that a checkpoint taken in
@@ -330,6 +334,7 @@ public class LateralSnapshotJoinOperator extends AbstractLateralSnapshotJoinOper
     void snapshotBuildAndProbeState() throws Exception {
         probeBuffer.snapshotState();
         heldUpdateBefores.writeToState();
+        pendingChanges.writeToState();
         if (ttlClock != null) {
             ttlClock.snapshotState();
         }
@@ -541,8 +546,7 @@ public class LateralSnapshotJoinOperator extends AbstractLateralSnapshotJoinOper
 
     @Override
     void addPendingChange(long time, RowData change) throws Exception {
-        pendingChanges.setCurrentNamespace(time);
-        pendingChanges.add(change);
+        pendingChanges.add(time, change);
         buildChangeTimers.registerEventTimeTimer(time, time);
     }
 
@@ -575,13 +579,8 @@ public class LateralSnapshotJoinOperator extends AbstractLateralSnapshotJoinOper
         @Override
         public void onEventTime(InternalTimer<Object, Long> timer) throws Exception {
             long time = timer.getNamespace();
-            pendingChanges.setCurrentNamespace(time);
-            Iterable<RowData> changes = pendingChanges.get();
-            if (changes != null) {
-                for (RowData change : changes) {
-                    apply(change);
-                }
-                pendingChanges.clear();
+            for (RowData change : pendingChanges.take(time)) {
+                apply(change);
             }
             // A held -U whose +U has not come is applied alone, after the changes of its time,
             // which arrived before it.
