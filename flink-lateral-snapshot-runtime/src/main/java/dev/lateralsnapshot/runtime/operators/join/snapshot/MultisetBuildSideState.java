@@ -107,12 +107,13 @@ final class MultisetBuildSideState extends BuildSideState {
         return value instanceof RowData ? new RowData[] {(RowData) value} : (RowData[]) value;
     }
 
-    /** The value for the rows, which fit inline; null when there are none. */
-    private static Object value(RowData[] inline) {
+    /** Keeps the rows, which fit inline, as the key's value; none clears it. */
+    private void updateInline(RowData[] inline) throws Exception {
         if (inline.length == 0) {
-            return null;
+            rows.clear();
+        } else {
+            rows.update(inline.length == 1 ? inline[0] : inline);
         }
-        return inline.length == 1 ? inline[0] : inline;
     }
 
     private void addToSpilled(RowData row) throws Exception {
@@ -181,12 +182,7 @@ final class MultisetBuildSideState extends BuildSideState {
         RowData[] rest = new RowData[inline.length - 1];
         System.arraycopy(inline, 0, rest, 0, at);
         System.arraycopy(inline, at + 1, rest, at, rest.length - at);
-        Object restValue = value(rest);
-        if (restValue == null) {
-            rows.clear();
-        } else {
-            rows.update(restValue);
-        }
+        updateInline(rest);
         return true;
     }
 
@@ -245,10 +241,7 @@ final class MultisetBuildSideState extends BuildSideState {
             rows.update(MultisetRowsSerializer.SPILLED);
             return;
         }
-        Object value = value(inline.toArray(new RowData[0]));
-        if (value != null) {
-            rows.update(value);
-        }
+        updateInline(inline.toArray(new RowData[0]));
     }
 
     /**
@@ -267,7 +260,7 @@ final class MultisetBuildSideState extends BuildSideState {
         }
         if (inline.size() <= MAX_INLINE_ROWS) {
             spilled.clear();
-            rows.update(value(inline.toArray(new RowData[0])));
+            updateInline(inline.toArray(new RowData[0]));
         } else {
             rows.update(MultisetRowsSerializer.SPILLED);
         }
