@@ -17,7 +17,6 @@ package dev.lateralsnapshot.runtime.operators.join.snapshot;
 import org.apache.flink.api.common.state.KeyedStateStore;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
-import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.StringData;
@@ -122,7 +121,7 @@ class HeldUpdateBeforesTest extends LateralSnapshotJoinTestBase {
             assertThat(host.takeAll("A")).containsExactly("-U(A,1,10)");
             host.hold("B", 2, 11, 30);
             host.hold("C", 1, 12, 20);
-            snapshot = host.harness.snapshot(1L, 1L);
+            snapshot = host.keyed.harness.snapshot(1L, 1L);
         }
 
         try (Host host = restoredHost(snapshot)) {
@@ -141,7 +140,7 @@ class HeldUpdateBeforesTest extends LateralSnapshotJoinTestBase {
             host.hold("A", 1, 10, 20);
             host.hold("B", 1, 11, 20);
             host.held.writeToState();
-            snapshot = host.harness.snapshot(1L, 1L);
+            snapshot = host.keyed.harness.snapshot(1L, 1L);
         }
 
         try (Host host = restoredHost(snapshot)) {
@@ -181,13 +180,11 @@ class HeldUpdateBeforesTest extends LateralSnapshotJoinTestBase {
     /** The held rows in the keyed state of a {@link KeyedStateHost}. */
     private static final class Host implements AutoCloseable {
         final KeyedStateHost keyed;
-        final KeyedOneInputStreamOperatorTestHarness<RowData, RowData, RowData> harness;
         final AtomicInteger mapStateCalls = new AtomicInteger();
         final HeldUpdateBefores held;
 
         Host(KeyedStateHost keyed) throws Exception {
             this.keyed = keyed;
-            this.harness = keyed.harness;
             this.held =
                     new HeldUpdateBefores(
                             keyed.operator.getKeyedStateBackend(),

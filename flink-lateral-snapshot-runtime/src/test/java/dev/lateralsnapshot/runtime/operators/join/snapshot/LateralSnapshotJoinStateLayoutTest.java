@@ -335,12 +335,10 @@ class LateralSnapshotJoinStateLayoutTest extends LateralSnapshotJoinTestBase {
      * MultisetBuildSideState#MAX_INLINE_ROWS} rows, or past that a map of row to count and in the
      * list one marker row of kind {@code DELETE}.
      */
-    private static final class ListLayoutStandIn extends AbstractStreamOperator<RowData>
-            implements TwoInputStreamOperator<RowData, RowData, RowData> {
+    private static final class ListLayoutStandIn extends MapLayoutStandIn {
         private static final long serialVersionUID = 1L;
 
         private transient ListState<RowData> list;
-        private transient MapState<RowData, Integer> spilled;
         private transient RowData marker;
 
         @Override
@@ -350,17 +348,10 @@ class LateralSnapshotJoinStateLayoutTest extends LateralSnapshotJoinTestBase {
             list =
                     getKeyedStateStore()
                             .getListState(new ListStateDescriptor<>("build-row-list", buildType));
-            spilled =
-                    getKeyedStateStore()
-                            .getMapState(
-                                    new MapStateDescriptor<>("build-rows", buildType, Types.INT));
             GenericRowData nulls = new GenericRowData(BUILD_TYPE.getFieldCount());
             nulls.setRowKind(RowKind.DELETE);
             marker = buildType.toRowSerializer().toBinaryRow(nulls).copy();
         }
-
-        @Override
-        public void processElement1(StreamRecord<RowData> element) {}
 
         @Override
         public void processElement2(StreamRecord<RowData> element) throws Exception {
@@ -379,17 +370,12 @@ class LateralSnapshotJoinStateLayoutTest extends LateralSnapshotJoinTestBase {
                 list.update(List.of(marker));
             }
         }
-
-        private void countInMap(RowData row) throws Exception {
-            Integer count = spilled.get(row);
-            spilled.put(row, count == null ? 1 : count + 1);
-        }
     }
 
     /**
      * Keeps build rows as the earlier multiset layout did, row to count in a map, and nothing else.
      */
-    private static final class MapLayoutStandIn extends AbstractStreamOperator<RowData>
+    private static class MapLayoutStandIn extends AbstractStreamOperator<RowData>
             implements TwoInputStreamOperator<RowData, RowData, RowData> {
         private static final long serialVersionUID = 1L;
 
@@ -412,8 +398,12 @@ class LateralSnapshotJoinStateLayoutTest extends LateralSnapshotJoinTestBase {
 
         @Override
         public void processElement2(StreamRecord<RowData> element) throws Exception {
-            Integer count = rows.get(element.getValue());
-            rows.put(element.getValue(), count == null ? 1 : count + 1);
+            countInMap(element.getValue());
+        }
+
+        void countInMap(RowData row) throws Exception {
+            Integer count = rows.get(row);
+            rows.put(row, count == null ? 1 : count + 1);
         }
     }
 
