@@ -182,6 +182,12 @@ public class LateralSnapshotJoinOperator extends AbstractLateralSnapshotJoinOper
     private transient boolean drainingKeyGrew;
 
     /**
+     * The draining key's build rows, read once for its buffered rows; null until read, and again
+     * after any build change, so that every buffered row meets the build rows of its turn.
+     */
+    @Nullable private transient BuildSideState.KeyRows drainingBuildRows;
+
+    /**
      * @param probeType type of the probe (left) rows
      * @param buildType type of the build (right) rows
      * @param generatedCondition the non-equality conjuncts of the join condition; null when the
@@ -458,13 +464,14 @@ public class LateralSnapshotJoinOperator extends AbstractLateralSnapshotJoinOper
                 setCurrentKey(drainingKey);
                 drainingRows = probeBuffer.drain();
                 drainingKeyGrew = false;
+                drainingBuildRows = null;
                 spent++;
             } else {
                 setCurrentKey(drainingKey);
             }
             while (drainingRows.hasNext()) {
                 long emitted = joiner.rowsEmitted();
-                joinProbeRow(drainingRows.next());
+                joinDrainedRow(drainingRows.next());
                 spent += countDrained(emitted);
                 if (spent >= budget || System.nanoTime() - start >= nanos) {
                     return false;
@@ -514,7 +521,20 @@ public class LateralSnapshotJoinOperator extends AbstractLateralSnapshotJoinOper
 
     /** Joins one probe row of the current key against the current build rows and emits. */
     private void joinProbeRow(RowData probeRow) throws Exception {
-        if (joiner.join(probeRow, !hasNullRejectingKey()) && ttlClock != null) {
+        touchIfMatched(joiner.join(probeRow, !hasNullRejectingKey()));
+    }
+
+    /** Joins a buffered probe row of the draining key, with the key's build rows read once. */
+    private void joinDrainedRow(RowData probeRow) throws Exception {
+        if (drainingBuildRows == null) {
+            drainingBuildRows =
+                    hasNullRejectingKey() ? BuildSideState.NO_ROWS : buildSide.readRows();
+        }
+        touchIfMatched(joiner.join(probeRow, drainingBuildRows));
+    }
+
+    private void touchIfMatched(boolean keyHasBuildRows) throws Exception {
+        if (keyHasBuildRows && ttlClock != null) {
             // A probe row that finds build rows keeps their key from expiring.
             ttlClock.touch();
         }
@@ -558,6 +578,7 @@ public class LateralSnapshotJoinOperator extends AbstractLateralSnapshotJoinOper
 
     @Override
     void apply(RowData change) throws Exception {
+        drainingBuildRows = null;
         RowKind kind = change.getRowKind();
         change.setRowKind(RowKind.INSERT);
         if (kind == RowKind.INSERT || kind == RowKind.UPDATE_AFTER) {
@@ -602,6 +623,7 @@ public class LateralSnapshotJoinOperator extends AbstractLateralSnapshotJoinOper
         @Override
         public void onProcessingTime(InternalTimer<Object, VoidNamespace> timer) throws Exception {
             if (ttlClock.expire() && !buildSide.isEmpty()) {
+                drainingBuildRows = null;
                 buildSide.clear();
                 stateTtlEvictions.inc();
             }

@@ -188,7 +188,20 @@ final class MultisetBuildSideState extends BuildSideState {
 
     @Override
     boolean visitRows(RowVisitor visitor) throws Exception {
+        return visitValue(rows.value(), visitor);
+    }
+
+    /**
+     * A spilled key's rows are read from the map at each visit: they are too many to hold for the
+     * probe rows of the key.
+     */
+    @Override
+    KeyRows readRows() throws Exception {
         Object value = rows.value();
+        return value == null ? NO_ROWS : visitor -> visitValue(value, visitor);
+    }
+
+    private boolean visitValue(@Nullable Object value, RowVisitor visitor) throws Exception {
         if (value == null) {
             return false;
         }

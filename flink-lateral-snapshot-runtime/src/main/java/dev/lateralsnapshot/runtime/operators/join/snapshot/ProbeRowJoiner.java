@@ -76,7 +76,22 @@ final class ProbeRowJoiner implements BuildSideState.RowVisitor {
     boolean join(RowData probeRow, boolean canMatch) throws Exception {
         this.probeRow = probeRow;
         this.matches = 0;
-        boolean hasBuildRows = canMatch && buildSide.visitRows(this);
+        return emit(canMatch && buildSide.visitRows(this));
+    }
+
+    /**
+     * Joins a probe row of the current key with build rows of the key read before, by {@link
+     * BuildSideState#readRows}, or {@link BuildSideState#NO_ROWS} when it can match none. Returns
+     * whether the key has build rows, matching or not.
+     */
+    boolean join(RowData probeRow, BuildSideState.KeyRows keyRows) throws Exception {
+        this.probeRow = probeRow;
+        this.matches = 0;
+        return emit(keyRows.visit(this));
+    }
+
+    /** Emits the padded row if the probe row matched none, and counts the metrics. */
+    private boolean emit(boolean hasBuildRows) {
         // The fan-out counts output rows, as Flink 2.4's join does: a padded row counts 1.
         long emitted = matches;
         if (matches == 0) {

@@ -61,6 +61,12 @@ final class SingleRowBuildSideState extends BuildSideState {
     }
 
     @Override
+    KeyRows readRows() throws Exception {
+        RowData value = row.value();
+        return value == null ? NO_ROWS : visitor -> visitSingleRow(value, visitor);
+    }
+
+    @Override
     boolean isEmpty() throws Exception {
         return row.value() == null;
     }

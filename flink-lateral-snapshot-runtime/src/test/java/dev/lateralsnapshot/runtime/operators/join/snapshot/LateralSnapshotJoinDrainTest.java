@@ -183,6 +183,70 @@ class LateralSnapshotJoinDrainTest extends LateralSnapshotJoinTestBase {
         }
     }
 
+    @TestTemplate
+    void buildChangeBetweenSlicesReachesTheRestOfTheKeysRows() throws Exception {
+        for (BuildSideLayout layout : BuildSideLayout.values()) {
+            try (JoinHarness harness = harness(join().layout(layout))) {
+                // One row per slice, so that a build change comes between two rows of one key.
+                harness.operator().setDrainSliceNanos(0);
+                harness.open();
+                harness.processElement2(insert("A", 1, 10));
+                for (int i = 0; i < 3; i++) {
+                    harness.processElement1(probe("A" + i, "A"));
+                }
+                harness.processWatermark2(watermark(LOAD_COMPLETED_TIME));
+                assertThat(harness.takeOutput()).containsExactly(joined("A0", "A", 1, 10));
+
+                harness.processElement2(delete("A", 1, 10));
+                harness.processElement2(insert("A", 5, 150));
+                harness.processWatermark2(watermark(150));
+                harness.setProcessingTime(1);
+                harness.setProcessingTime(2);
+                assertThat(harness.takeOutput())
+                        .as("layout %s", layout)
+                        .containsExactly(joined("A1", "A", 5, 150), joined("A2", "A", 5, 150));
+            }
+        }
+    }
+
+    @TestTemplate
+    void drainJoinsBufferedRowsWithEveryFormOfAKeysRows() throws Exception {
+        // One row, a few rows, and more than the multiset layout keeps in one value.
+        int[] buildRowsPerKey = {1, 3, 40};
+        try (JoinHarness harness = harness(join().layout(BuildSideLayout.MULTISET))) {
+            harness.open();
+            for (int k = 0; k < buildRowsPerKey.length; k++) {
+                for (int rate = 0; rate < buildRowsPerKey[k]; rate++) {
+                    harness.processElement2(insert("K" + k, rate, 10));
+                }
+                harness.processElement2(insert("K" + k, 0, 10));
+            }
+            for (int i = 0; i < 4; i++) {
+                for (int k = 0; k < buildRowsPerKey.length; k++) {
+                    harness.processElement1(probe("K" + k + "-" + i, "K" + k));
+                }
+            }
+            harness.processWatermark2(watermark(LOAD_COMPLETED_TIME));
+            harness.setProcessingTime(1);
+            List<String> rows = harness.takeOutput();
+
+            for (int k = 0; k < buildRowsPerKey.length; k++) {
+                for (int i = 0; i < 4; i++) {
+                    String id = "K" + k + "-" + i;
+                    // Rate 0 is there twice.
+                    List<String> expected = new ArrayList<>();
+                    expected.add(joined(id, "K" + k, 0, 10));
+                    for (int rate = 0; rate < buildRowsPerKey[k]; rate++) {
+                        expected.add(joined(id, "K" + k, rate, 10));
+                    }
+                    assertThat(rows.stream().filter(row -> row.startsWith("+I(" + id + ",")))
+                            .as(id)
+                            .containsExactlyInAnyOrderElementsOf(expected);
+                }
+            }
+        }
+    }
+
     /** Build rows A 1 and B 2, then {@link #ROWS_PER_KEY} probe rows of each, interleaved. */
     private static void bufferProbeRows(JoinHarness harness) throws Exception {
         harness.processElement2(insert("A", 1, 10));
