@@ -23,73 +23,122 @@ import javax.annotation.Nullable;
 
 import java.util.Arrays;
 
+import static org.apache.flink.util.Preconditions.checkNotNull;
+
 /**
  * A hash index from the bytes of binary key rows to values, for the probe path of the broadcast
- * build side and the longer keys of a {@link BinaryKeySet}. A lookup in a {@code HashMap} keyed by
- * {@link BinaryRowData} goes from the bucket through the node, the key row, its segments and the
+ * build side and for the keys a {@link BinaryKeySet} remembers. A lookup in a {@code HashMap} keyed
+ * by {@link BinaryRowData} goes from the bucket through the node, the key row, its segments and the
  * segment's bytes before it reaches the value: one dependent memory load after the other, each a
  * cache miss once the build side outgrows the CPU's caches, which with a copy per subtask it does
- * sooner than a hashed build side (see "Broadcast build side" in docs/operations.md). Here a key's
- * bytes and its value sit side by side in one array of slots, so a lookup reads the slot and the
- * key's bytes.
+ * sooner than a hashed build side (see "Broadcast build side" in docs/operations.md).
  *
- * <p>Open addressing with linear probing, at most half full; a removal shifts the keys after it
- * back, so that no slot is marked deleted. Stored keys are never changed: the index keeps the bytes
- * of the key rows it is given where it can (a key row of one heap segment that it fills exactly, as
- * the planner's key selectors and the state's deserializer make them), and copies them otherwise.
+ * <p>A key row of sixteen bytes (the null bits and one field: a key of one column of a fixed-size
+ * type, or a string of up to seven bytes) is held in place, as two words of one array, next to an
+ * array of the values: a lookup reads its slot in both, two loads that do not wait for each other,
+ * and no key object; a bit per slot, in an array small enough to stay in the CPU's caches, says
+ * which slots are taken. Other keys keep their bytes and their value side by side in one array of
+ * slots, so that a lookup reads the slot and then the key's bytes.
+ *
+ * <p>Both tables use open addressing with linear probing, at most half full; a removal shifts the
+ * keys after it back, so that no slot is marked deleted. Stored keys are never changed: the index
+ * keeps the bytes of the key rows it is given where it can (a key row of one heap segment that it
+ * fills exactly, as the planner's key selectors and the state's deserializer make them), and copies
+ * them otherwise.
  *
  * @param <V> the values: the build rows of a key, in the form of the layout
  */
 final class BinaryKeyIndex<V> {
 
+    /** The size of the key rows held in place. */
+    private static final int INLINE_KEY_BYTES = 16;
+
     private static final int MIN_CAPACITY = 16;
+
+    // ---- keys of sixteen bytes, in place ----
+
+    /** Slot {@code i} holds its key's words at {@code 2 * i} and {@code 2 * i + 1}. */
+    private long[] words = new long[2 * MIN_CAPACITY];
+
+    /** Bit {@code i} is set when slot {@code i} holds a key, as any two words are a key. */
+    private long[] taken = new long[(MIN_CAPACITY + Long.SIZE - 1) / Long.SIZE];
+
+    /** The value of slot {@code i}. */
+    private Object[] inlineValues = new Object[MIN_CAPACITY];
+
+    private int inlineSize;
+
+    // ---- other keys ----
 
     /** Slot {@code i} holds the key's bytes at {@code 2 * i} and its value at {@code 2 * i + 1}. */
     private Object[] slots = new Object[2 * MIN_CAPACITY];
 
-    private int size;
+    private int otherSize;
 
     int size() {
-        return size;
+        return inlineSize + otherSize;
     }
 
     @Nullable
+    @SuppressWarnings("unchecked")
     V get(BinaryRowData key) {
+        if (isInline(key)) {
+            int slot = findInline(firstWord(key), secondWord(key));
+            return slot < 0 ? null : (V) inlineValues[slot];
+        }
         int slot = find(key);
-        return slot < 0 ? null : value(slot);
+        return slot < 0 ? null : (V) slots[2 * slot + 1];
+    }
+
+    boolean containsKey(BinaryRowData key) {
+        return isInline(key) ? findInline(firstWord(key), secondWord(key)) >= 0 : find(key) >= 0;
     }
 
     /** Maps the key to the value, replacing the value it had; the value must not be null. */
     void put(BinaryRowData key, V value) {
+        checkNotNull(value);
+        if (isInline(key)) {
+            putInline(firstWord(key), secondWord(key), value);
+            return;
+        }
         int slot = find(key);
         if (slot >= 0) {
             slots[2 * slot + 1] = value;
             return;
         }
-        if (2 * (size + 1) > capacity()) {
+        if (2 * (otherSize + 1) > capacity()) {
             resize(2 * capacity());
             slot = find(key);
         }
         int free = -slot - 1;
         slots[2 * free] = bytesToKeep(key);
         slots[2 * free + 1] = value;
-        size++;
+        otherSize++;
     }
 
     /** Removes every key, keeping the capacity the index has grown to. */
     void clear() {
-        if (size > 0) {
+        if (inlineSize > 0) {
+            Arrays.fill(taken, 0L);
+            Arrays.fill(inlineValues, null);
+            inlineSize = 0;
+        }
+        if (otherSize > 0) {
             Arrays.fill(slots, null);
-            size = 0;
+            otherSize = 0;
         }
     }
 
     void remove(BinaryRowData key) {
+        if (isInline(key)) {
+            removeInline(firstWord(key), secondWord(key));
+            return;
+        }
         int slot = find(key);
         if (slot < 0) {
             return;
         }
-        size--;
+        otherSize--;
         int mask = capacity() - 1;
         int hole = slot;
         // Shift back every key after the hole whose probe sequence passes through it.
@@ -104,6 +153,104 @@ final class BinaryKeyIndex<V> {
         slots[2 * hole] = null;
         slots[2 * hole + 1] = null;
     }
+
+    // ---- keys of sixteen bytes ----
+
+    private static boolean isInline(BinaryRowData key) {
+        return key.getSizeInBytes() == INLINE_KEY_BYTES;
+    }
+
+    /** Read across segments where the key's bytes are split, so that equal bytes are one key. */
+    private static long firstWord(BinaryRowData key) {
+        return BinarySegmentUtils.getLong(key.getSegments(), key.getOffset());
+    }
+
+    private static long secondWord(BinaryRowData key) {
+        return BinarySegmentUtils.getLong(key.getSegments(), key.getOffset() + Long.BYTES);
+    }
+
+    /** The slot of the key, or {@code -(free slot) - 1} where it would go. */
+    private int findInline(long first, long second) {
+        int mask = inlineValues.length - 1;
+        for (int slot = hash(first, second) & mask; ; slot = (slot + 1) & mask) {
+            if (!isTaken(taken, slot)) {
+                return -slot - 1;
+            }
+            if (words[2 * slot] == first && words[2 * slot + 1] == second) {
+                return slot;
+            }
+        }
+    }
+
+    private void putInline(long first, long second, Object value) {
+        int slot = findInline(first, second);
+        if (slot >= 0) {
+            inlineValues[slot] = value;
+            return;
+        }
+        if (2 * (inlineSize + 1) > inlineValues.length) {
+            resizeInline(2 * inlineValues.length);
+            slot = findInline(first, second);
+        }
+        takeInline(-slot - 1, first, second, value);
+        inlineSize++;
+    }
+
+    private void removeInline(long first, long second) {
+        int slot = findInline(first, second);
+        if (slot < 0) {
+            return;
+        }
+        inlineSize--;
+        int mask = inlineValues.length - 1;
+        int hole = slot;
+        // Shift back every key after the hole whose probe sequence passes through it.
+        for (int next = (hole + 1) & mask; isTaken(taken, next); next = (next + 1) & mask) {
+            int home = hash(words[2 * next], words[2 * next + 1]) & mask;
+            if (((next - home) & mask) >= ((next - hole) & mask)) {
+                takeInline(hole, words[2 * next], words[2 * next + 1], inlineValues[next]);
+                hole = next;
+            }
+        }
+        taken[hole >>> 6] &= ~(1L << hole);
+        inlineValues[hole] = null;
+    }
+
+    private static boolean isTaken(long[] bits, int slot) {
+        return (bits[slot >>> 6] & (1L << slot)) != 0;
+    }
+
+    private void takeInline(int slot, long first, long second, Object value) {
+        taken[slot >>> 6] |= 1L << slot;
+        words[2 * slot] = first;
+        words[2 * slot + 1] = second;
+        inlineValues[slot] = value;
+    }
+
+    /** Spreads both words over the low bits, which pick the slot. */
+    private static int hash(long first, long second) {
+        long h = (first * 0x9E3779B97F4A7C15L) ^ second;
+        h = (h ^ (h >>> 32)) * 0xD6E8FEB86659FD93L;
+        return (int) (h ^ (h >>> 32));
+    }
+
+    private void resizeInline(int capacity) {
+        long[] oldWords = words;
+        long[] oldTaken = taken;
+        Object[] oldValues = inlineValues;
+        words = new long[2 * capacity];
+        taken = new long[(capacity + Long.SIZE - 1) / Long.SIZE];
+        inlineValues = new Object[capacity];
+        for (int slot = 0; slot < oldValues.length; slot++) {
+            if (isTaken(oldTaken, slot)) {
+                long first = oldWords[2 * slot];
+                long second = oldWords[2 * slot + 1];
+                takeInline(-findInline(first, second) - 1, first, second, oldValues[slot]);
+            }
+        }
+    }
+
+    // ---- other keys ----
 
     /** The slot of the key, or {@code -(free slot) - 1} where it would go. */
     private int find(BinaryRowData key) {
@@ -170,12 +317,8 @@ final class BinaryKeyIndex<V> {
         }
     }
 
+    /** The slots of the table of other keys. */
     private int capacity() {
         return slots.length / 2;
-    }
-
-    @SuppressWarnings("unchecked")
-    private V value(int slot) {
-        return (V) slots[2 * slot + 1];
     }
 }

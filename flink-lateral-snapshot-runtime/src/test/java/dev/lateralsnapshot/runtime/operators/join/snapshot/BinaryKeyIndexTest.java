@@ -28,6 +28,7 @@ import org.junit.jupiter.api.Test;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Random;
+import java.util.function.Function;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -38,17 +39,48 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class BinaryKeyIndexTest {
 
+    private static final RowDataSerializer ONE_BIGINT = new RowDataSerializer(new BigIntType());
+
     private static final RowDataSerializer KEY_SERIALIZER =
             new RowDataSerializer(new BigIntType(), VarCharType.STRING_TYPE);
 
+    private final BinaryKeyIndex<Integer> index = new BinaryKeyIndex<>();
+
     @Test
     void agreesWithAHashMapThroughGrowthAndRemovals() {
-        BinaryKeyIndex<Integer> index = new BinaryKeyIndex<>();
+        // Few enough keys that removals often hit runs of colliding slots.
+        agreesWithAHashMap(random -> key(random.nextInt(5_000), random.nextInt(3)));
+        for (int k = 0; k < 5_000; k++) {
+            for (int suffix = 0; suffix < 3; suffix++) {
+                assertThat(index.get(key(k, suffix))).as("key %d/%d", k, suffix).isNull();
+            }
+        }
+    }
+
+    @Test
+    void agreesWithAHashMapForKeysHeldInPlaceAndOthers() {
+        agreesWithAHashMap(
+                random -> {
+                    int id = random.nextInt(3_000);
+                    switch (random.nextInt(3)) {
+                        case 0:
+                            // Sixteen bytes, held in place; NULL and 0 are two keys.
+                            return bigint(id == 0 ? null : (long) id);
+                        case 1:
+                            // Sixteen bytes too, with the value in the high bits.
+                            return bigint((long) id << 40);
+                        default:
+                            return key(id, id % 3);
+                    }
+                });
+    }
+
+    /** Puts, removes and gets random keys, against a {@code HashMap}, then checks every key. */
+    private void agreesWithAHashMap(Function<Random, BinaryRowData> keys) {
         Map<BinaryRowData, Integer> expected = new HashMap<>();
         Random random = new Random(42);
         for (int step = 0; step < 200_000; step++) {
-            // Few enough keys that removals often hit runs of colliding slots.
-            BinaryRowData key = key(random.nextInt(5_000), random.nextInt(3));
+            BinaryRowData key = keys.apply(random);
             int action = random.nextInt(10);
             if (action < 5) {
                 index.put(key, step);
@@ -61,12 +93,12 @@ class BinaryKeyIndexTest {
             }
         }
         assertThat(index.size()).isEqualTo(expected.size());
-        for (int k = 0; k < 5_000; k++) {
-            for (int suffix = 0; suffix < 3; suffix++) {
-                BinaryRowData key = key(k, suffix);
-                assertThat(index.get(key)).as("key %d/%d", k, suffix).isEqualTo(expected.get(key));
-            }
+        for (Map.Entry<BinaryRowData, Integer> entry : expected.entrySet()) {
+            assertThat(index.get(entry.getKey())).isEqualTo(entry.getValue());
+            assertThat(index.containsKey(entry.getKey())).isTrue();
         }
+        expected.keySet().forEach(index::remove);
+        assertThat(index.size()).isZero();
     }
 
     @Test
@@ -74,13 +106,19 @@ class BinaryKeyIndexTest {
         BinaryKeyIndex<Boolean> index = new BinaryKeyIndex<>();
         for (int k = 0; k < 1_000; k++) {
             index.put(key(k, 0), true);
+            index.put(bigint((long) k), true);
         }
         index.clear();
         assertThat(index.size()).isZero();
         assertThat(index.get(key(1, 0))).isNull();
+        assertThat(index.get(bigint(1L))).isNull();
         index.put(key(1, 0), true);
+        index.put(bigint(1L), true);
         assertThat(index.get(key(1, 0))).isTrue();
+        assertThat(index.get(bigint(1L))).isTrue();
         assertThat(index.get(key(2, 0))).isNull();
+        assertThat(index.get(bigint(2L))).isNull();
+        assertThat(index.size()).isEqualTo(2);
     }
 
     @Test
@@ -119,6 +157,10 @@ class BinaryKeyIndexTest {
         index.put(atOffset, "kept");
         System.arraycopy(bytes(key(8, 1)), 0, padded, 16, bytes.length);
         assertThat(index.get(stored)).isEqualTo("kept");
+    }
+
+    private static BinaryRowData bigint(Long value) {
+        return ONE_BIGINT.toBinaryRow(GenericRowData.of(value)).copy();
     }
 
     private static BinaryRowData key(long id, int suffix) {
