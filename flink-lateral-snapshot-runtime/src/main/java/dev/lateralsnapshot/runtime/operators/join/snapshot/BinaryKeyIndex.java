@@ -24,6 +24,7 @@ import javax.annotation.Nullable;
 import java.util.Arrays;
 
 import static org.apache.flink.util.Preconditions.checkNotNull;
+import static org.apache.flink.util.Preconditions.checkState;
 
 /**
  * A hash index from the bytes of binary key rows to values, for the probe path of the broadcast
@@ -40,6 +41,10 @@ import static org.apache.flink.util.Preconditions.checkNotNull;
  * which slots are taken. Other keys keep their bytes and their value side by side in one array of
  * slots, so that a lookup reads the slot and then the key's bytes.
  *
+ * <p>An index may keep a stamp, a number, for every key it holds: the TTL clock marks a key it
+ * refreshed with the window of time it refreshed it in. A key held in place has its stamp in the
+ * word after its key, in the cache line that its lookup has just read.
+ *
  * <p>Both tables use open addressing with linear probing, at most half full; a removal shifts the
  * keys after it back, so that no slot is marked deleted. Stored keys are never changed: the index
  * keeps the bytes of the key rows it is given where it can (a key row of one heap segment that it
@@ -55,10 +60,19 @@ final class BinaryKeyIndex<V> {
 
     private static final int MIN_CAPACITY = 16;
 
+    /** The stamp of a key put since it was last held, and of a key not held. */
+    static final long NO_STAMP = Long.MIN_VALUE;
+
+    /** Whether every key has a stamp; see {@link #stamp}. */
+    private final boolean stamped;
+
     // ---- keys of sixteen bytes, in place ----
 
-    /** Slot {@code i} holds its key's words at {@code 2 * i} and {@code 2 * i + 1}. */
-    private long[] words = new long[2 * MIN_CAPACITY];
+    /** The words of a slot: the key's two, then its stamp when keys have one. */
+    private final int stride;
+
+    /** Slot {@code i} holds its key's words from {@code stride * i}. */
+    private long[] words;
 
     /** Bit {@code i} is set when slot {@code i} holds a key, as any two words are a key. */
     private long[] taken = new long[(MIN_CAPACITY + Long.SIZE - 1) / Long.SIZE];
@@ -73,7 +87,26 @@ final class BinaryKeyIndex<V> {
     /** Slot {@code i} holds the key's bytes at {@code 2 * i} and its value at {@code 2 * i + 1}. */
     private Object[] slots = new Object[2 * MIN_CAPACITY];
 
+    /** The stamp of slot {@code i}, when keys have one; else null. */
+    @Nullable private long[] stamps;
+
     private int otherSize;
+
+    /** An index whose keys have no stamp. */
+    BinaryKeyIndex() {
+        this(false);
+    }
+
+    /**
+     * @param stamped whether every key has a stamp, which a held key keeps in place, so that the
+     *     stamp of a key just looked up is read without another cache miss
+     */
+    BinaryKeyIndex(boolean stamped) {
+        this.stamped = stamped;
+        this.stride = stamped ? 3 : 2;
+        this.words = new long[stride * MIN_CAPACITY];
+        this.stamps = stamped ? new long[MIN_CAPACITY] : null;
+    }
 
     int size() {
         return inlineSize + otherSize;
@@ -94,7 +127,41 @@ final class BinaryKeyIndex<V> {
         return isInline(key) ? findInline(firstWord(key), secondWord(key)) >= 0 : find(key) >= 0;
     }
 
-    /** Maps the key to the value, replacing the value it had; the value must not be null. */
+    /**
+     * The stamp of the key: a number that the index keeps for a key as long as it holds the key,
+     * {@link #NO_STAMP} for a key put since, and for a key it does not hold. The index must have
+     * stamps.
+     */
+    long stamp(BinaryRowData key) {
+        checkState(stamped, "The keys of this index have no stamp.");
+        if (isInline(key)) {
+            int slot = findInline(firstWord(key), secondWord(key));
+            return slot < 0 ? NO_STAMP : words[stride * slot + 2];
+        }
+        int slot = find(key);
+        return slot < 0 ? NO_STAMP : stamps[slot];
+    }
+
+    /** Sets the stamp of the key, when the index holds it; the index must have stamps. */
+    void setStamp(BinaryRowData key, long stamp) {
+        checkState(stamped, "The keys of this index have no stamp.");
+        if (isInline(key)) {
+            int slot = findInline(firstWord(key), secondWord(key));
+            if (slot >= 0) {
+                words[stride * slot + 2] = stamp;
+            }
+            return;
+        }
+        int slot = find(key);
+        if (slot >= 0) {
+            stamps[slot] = stamp;
+        }
+    }
+
+    /**
+     * Maps the key to the value, replacing the value it had and keeping its stamp; the value must
+     * not be null.
+     */
     void put(BinaryRowData key, V value) {
         checkNotNull(value);
         if (isInline(key)) {
@@ -113,6 +180,9 @@ final class BinaryKeyIndex<V> {
         int free = -slot - 1;
         slots[2 * free] = bytesToKeep(key);
         slots[2 * free + 1] = value;
+        if (stamped) {
+            stamps[free] = NO_STAMP;
+        }
         otherSize++;
     }
 
@@ -147,6 +217,9 @@ final class BinaryKeyIndex<V> {
             if (((next - home) & mask) >= ((next - hole) & mask)) {
                 slots[2 * hole] = slots[2 * next];
                 slots[2 * hole + 1] = slots[2 * next + 1];
+                if (stamped) {
+                    stamps[hole] = stamps[next];
+                }
                 hole = next;
             }
         }
@@ -176,7 +249,7 @@ final class BinaryKeyIndex<V> {
             if (!isTaken(taken, slot)) {
                 return -slot - 1;
             }
-            if (words[2 * slot] == first && words[2 * slot + 1] == second) {
+            if (words[stride * slot] == first && words[stride * slot + 1] == second) {
                 return slot;
             }
         }
@@ -192,7 +265,11 @@ final class BinaryKeyIndex<V> {
             resizeInline(2 * inlineValues.length);
             slot = findInline(first, second);
         }
-        takeInline(-slot - 1, first, second, value);
+        int free = -slot - 1;
+        takeInline(free, first, second, value);
+        if (stamped) {
+            words[stride * free + 2] = NO_STAMP;
+        }
         inlineSize++;
     }
 
@@ -206,9 +283,9 @@ final class BinaryKeyIndex<V> {
         int hole = slot;
         // Shift back every key after the hole whose probe sequence passes through it.
         for (int next = (hole + 1) & mask; isTaken(taken, next); next = (next + 1) & mask) {
-            int home = hash(words[2 * next], words[2 * next + 1]) & mask;
+            int home = hash(words[stride * next], words[stride * next + 1]) & mask;
             if (((next - home) & mask) >= ((next - hole) & mask)) {
-                takeInline(hole, words[2 * next], words[2 * next + 1], inlineValues[next]);
+                moveInline(words, next, inlineValues[next], hole);
                 hole = next;
             }
         }
@@ -222,9 +299,17 @@ final class BinaryKeyIndex<V> {
 
     private void takeInline(int slot, long first, long second, Object value) {
         taken[slot >>> 6] |= 1L << slot;
-        words[2 * slot] = first;
-        words[2 * slot + 1] = second;
+        words[stride * slot] = first;
+        words[stride * slot + 1] = second;
         inlineValues[slot] = value;
+    }
+
+    /** Puts the key, stamp and value of a slot of {@code from} into a slot of this table. */
+    private void moveInline(long[] from, int fromSlot, Object value, int slot) {
+        takeInline(slot, from[stride * fromSlot], from[stride * fromSlot + 1], value);
+        if (stamped) {
+            words[stride * slot + 2] = from[stride * fromSlot + 2];
+        }
     }
 
     /** Spreads both words over the low bits, which pick the slot. */
@@ -238,14 +323,13 @@ final class BinaryKeyIndex<V> {
         long[] oldWords = words;
         long[] oldTaken = taken;
         Object[] oldValues = inlineValues;
-        words = new long[2 * capacity];
+        words = new long[stride * capacity];
         taken = new long[(capacity + Long.SIZE - 1) / Long.SIZE];
         inlineValues = new Object[capacity];
         for (int slot = 0; slot < oldValues.length; slot++) {
             if (isTaken(oldTaken, slot)) {
-                long first = oldWords[2 * slot];
-                long second = oldWords[2 * slot + 1];
-                takeInline(-findInline(first, second) - 1, first, second, oldValues[slot]);
+                int free = -findInline(oldWords[stride * slot], oldWords[stride * slot + 1]) - 1;
+                moveInline(oldWords, slot, oldValues[slot], free);
             }
         }
     }
@@ -303,7 +387,9 @@ final class BinaryKeyIndex<V> {
 
     private void resize(int capacity) {
         Object[] old = slots;
+        long[] oldStamps = stamps;
         slots = new Object[2 * capacity];
+        stamps = stamped ? new long[capacity] : null;
         int mask = capacity - 1;
         for (int i = 0; i < old.length; i += 2) {
             if (old[i] != null) {
@@ -313,6 +399,9 @@ final class BinaryKeyIndex<V> {
                 }
                 slots[2 * slot] = old[i];
                 slots[2 * slot + 1] = old[i + 1];
+                if (stamped) {
+                    stamps[slot] = oldStamps[i / 2];
+                }
             }
         }
     }

@@ -15,10 +15,14 @@
 package dev.lateralsnapshot.runtime.operators.join.snapshot;
 
 import org.apache.flink.api.common.state.KeyedStateStore;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.streaming.api.operators.KeyContext;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 
 import javax.annotation.Nullable;
+
+import static org.apache.flink.util.Preconditions.checkNotNull;
 
 /**
  * The build rows of the current join key, in keyed state. One implementation per {@link
@@ -46,16 +50,59 @@ abstract class BuildSideState {
     /** The rows of a key that has none, or of a key that can match none. */
     static final KeyRows NO_ROWS = visitor -> false;
 
+    /** The value state of a key's rows, with an index of them when there is one; else null. */
+    @Nullable private IndexedValueState<?> index;
+
+    /**
+     * @param indexKeys the operator, which knows the current key, when the state backend keeps the
+     *     state on the heap: reads of a key's rows then go to an index of the keys, see {@link
+     *     IndexedValueState}; null for none
+     * @param stampKeys whether the index gives every key a stamp, for the state TTL's clock
+     */
     static BuildSideState create(
-            BuildSideLayout layout, KeyedStateStore store, InternalTypeInfo<RowData> buildType) {
+            BuildSideLayout layout,
+            KeyedStateStore store,
+            InternalTypeInfo<RowData> buildType,
+            @Nullable KeyContext indexKeys,
+            boolean stampKeys) {
         switch (layout) {
             case MULTISET:
-                return new MultisetBuildSideState(store, buildType);
+                return new MultisetBuildSideState(store, buildType, indexKeys, stampKeys);
             case ONE_ROW_PER_KEY:
-                return new SingleRowBuildSideState(store, buildType);
+                return new SingleRowBuildSideState(store, buildType, indexKeys, stampKeys);
             default:
                 throw new IllegalArgumentException("Unknown build side layout " + layout);
         }
+    }
+
+    /**
+     * The value state that holds a key's rows, indexed when the keys to index by are given, with a
+     * stamp per key when asked for.
+     */
+    final <V> ValueState<V> indexed(
+            ValueState<V> state, @Nullable KeyContext indexKeys, boolean stampKeys) {
+        if (indexKeys == null) {
+            return state;
+        }
+        IndexedValueState<V> indexed = new IndexedValueState<>(state, indexKeys, stampKeys);
+        index = indexed;
+        return indexed;
+    }
+
+    /** The index of the keys' rows, when there is one; else null. */
+    @Nullable
+    final IndexedValueState<?> index() {
+        return index;
+    }
+
+    /** Whether reads of a key's rows go to an index of the keys. */
+    final boolean isIndexed() {
+        return index != null;
+    }
+
+    /** Indexes the current key's rows, which a restore brought back. */
+    final void indexRestoredKey() throws Exception {
+        checkNotNull(index).indexCurrentKey();
     }
 
     /** Name of the keyed state that holds the rows; frozen, savepoints depend on it. */

@@ -14,6 +14,7 @@
 
 package dev.lateralsnapshot.runtime.operators.join.snapshot;
 
+import org.apache.flink.annotation.VisibleForTesting;
 import org.apache.flink.api.common.state.KeyedStateStore;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.OperatorStateStore;
@@ -87,11 +88,13 @@ import static org.apache.flink.util.Preconditions.checkNotNull;
  * <p><b>State.</b> Keyed by the equality keys (one empty key without equality predicate): the build
  * rows ({@link BuildSideLayout}), the pending build changes, held -U rows ({@link
  * HeldUpdateBefores}), the buffered probe rows ({@link ProbeBuffer}), and with a state TTL the time
- * of the last access ({@link StateTtlClock}). The phase is union operator state: after a restore a
- * subtask is in the join phase when any subtask was, and then joins the probe rows it restored from
- * a subtask that was still loading, once it has applied the build changes up to the highest build
- * watermark of the snapshot. State TTL evicts, in the join phase only, all build rows of a key that
- * neither a probe row nor a build change has accessed for the TTL.
+ * of the last access ({@link StateTtlClock}). On the heap state backend the build rows are also
+ * held in an index of the keys, which probe rows read ({@link IndexedValueState}); a restore
+ * rebuilds it from the state. The phase is union operator state: after a restore a subtask is in
+ * the join phase when any subtask was, and then joins the probe rows it restored from a subtask
+ * that was still loading, once it has applied the build changes up to the highest build watermark
+ * of the snapshot. State TTL evicts, in the join phase only, all build rows of a key that neither a
+ * probe row nor a build change has accessed for the TTL.
  */
 public class LateralSnapshotJoinOperator extends AbstractLateralSnapshotJoinOperator {
 
@@ -270,6 +273,7 @@ public class LateralSnapshotJoinOperator extends AbstractLateralSnapshotJoinOper
     BuildSideState openBuildSide() throws Exception {
         KeyedStateStore store = checkNotNull(getKeyedStateStore(), "The join must be keyed.");
         String backend = getKeyedStateBackend().getBackendTypeIdentifier();
+        boolean heap = backend.equals(StateBackendLoader.HASHMAP_STATE_BACKEND_NAME);
         probeBuffer.open(
                 store,
                 probeType,
@@ -286,7 +290,11 @@ public class LateralSnapshotJoinOperator extends AbstractLateralSnapshotJoinOper
                                                         PENDING_BUILD_CHANGES_STATE, buildType)),
                         PENDING_BUILD_CHANGES_STATE);
         heldUpdateBefores = new HeldUpdateBefores(getKeyedStateBackend(), store, buildType);
-        buildSide = BuildSideState.create(buildSideLayout, store, buildType);
+        // On the heap every probe row's read of its key's rows goes to an index of the same row
+        // objects; RocksDB keeps no rows on the heap, and an index would be a second copy.
+        buildSide =
+                BuildSideState.create(
+                        buildSideLayout, store, buildType, heap ? this : null, ttlClock != null);
         buildChangeTimers =
                 getInternalTimerService(
                         BUILD_CHANGE_TIMERS, LongSerializer.INSTANCE, new BuildChangeTrigger());
@@ -295,7 +303,8 @@ public class LateralSnapshotJoinOperator extends AbstractLateralSnapshotJoinOper
                     store,
                     getInternalTimerService(
                             STATE_TTL_TIMERS, VoidNamespaceSerializer.INSTANCE, new TtlTrigger()),
-                    this);
+                    this,
+                    buildSide.index());
         }
         return buildSide;
     }
@@ -303,6 +312,12 @@ public class LateralSnapshotJoinOperator extends AbstractLateralSnapshotJoinOper
     @Override
     void openRestored() throws Exception {
         checkRestoredLayout();
+        if (buildSide.isIndexed()) {
+            for (Object key : keysOf(buildSide.stateName())) {
+                setCurrentKey(key);
+                buildSide.indexRestoredKey();
+            }
+        }
         moveRestoredBuildRowsOfEarlierLayouts();
         heldUpdateBefores.readRestored();
         pendingChanges.readRestored();
@@ -633,6 +648,12 @@ public class LateralSnapshotJoinOperator extends AbstractLateralSnapshotJoinOper
         public void onEventTime(InternalTimer<Object, VoidNamespace> timer) {
             throw new IllegalStateException("State TTL runs on processing time.");
         }
+    }
+
+    /** Whether probe rows read the build rows through an index of the keys rather than state. */
+    @VisibleForTesting
+    boolean readsBuildRowsThroughIndex() {
+        return buildSide.isIndexed();
     }
 
     // ---- keyed state ----

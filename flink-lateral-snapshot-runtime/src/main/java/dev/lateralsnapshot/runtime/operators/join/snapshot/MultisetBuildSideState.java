@@ -22,6 +22,7 @@ import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.streaming.api.operators.KeyContext;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
@@ -80,14 +81,21 @@ final class MultisetBuildSideState extends BuildSideState {
     /** The list of the earlier layout, registered only when a restore moves rows out of it. */
     @Nullable private ListState<RowData> earlierList;
 
-    MultisetBuildSideState(KeyedStateStore store, InternalTypeInfo<RowData> buildType) {
+    MultisetBuildSideState(
+            KeyedStateStore store,
+            InternalTypeInfo<RowData> buildType,
+            @Nullable KeyContext indexKeys,
+            boolean stampKeys) {
         this.store = store;
         this.buildType = buildType;
         this.serializer = buildType.toRowSerializer();
         this.rows =
-                store.getState(
-                        new ValueStateDescriptor<>(
-                                STATE_NAME, new MultisetRowsSerializer(serializer)));
+                indexed(
+                        store.getState(
+                                new ValueStateDescriptor<>(
+                                        STATE_NAME, new MultisetRowsSerializer(serializer))),
+                        indexKeys,
+                        stampKeys);
         this.spilled =
                 store.getMapState(
                         new MapStateDescriptor<>(SPILLED_STATE_NAME, buildType, Types.INT));

@@ -17,8 +17,11 @@ package dev.lateralsnapshot.runtime.operators.join.snapshot;
 import org.apache.flink.api.common.state.KeyedStateStore;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.streaming.api.operators.KeyContext;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+
+import javax.annotation.Nullable;
 
 /**
  * At most one build row per join key: the equality keys contain a unique key of the build input. A
@@ -32,8 +35,16 @@ final class SingleRowBuildSideState extends BuildSideState {
 
     private final ValueState<RowData> row;
 
-    SingleRowBuildSideState(KeyedStateStore store, InternalTypeInfo<RowData> buildType) {
-        this.row = store.getState(new ValueStateDescriptor<>(STATE_NAME, buildType));
+    SingleRowBuildSideState(
+            KeyedStateStore store,
+            InternalTypeInfo<RowData> buildType,
+            @Nullable KeyContext indexKeys,
+            boolean stampKeys) {
+        this.row =
+                indexed(
+                        store.getState(new ValueStateDescriptor<>(STATE_NAME, buildType)),
+                        indexKeys,
+                        stampKeys);
     }
 
     @Override

@@ -25,6 +25,8 @@ import org.apache.flink.streaming.api.operators.KeyContext;
 import org.apache.flink.streaming.runtime.tasks.ProcessingTimeService;
 import org.apache.flink.table.data.binary.BinaryRowData;
 
+import javax.annotation.Nullable;
+
 /**
  * The clock of the state TTL and, per build key, the time of the last access to it: by a probe row
  * that found build rows, or by a build change, as reads and writes both refresh a key in Flink's
@@ -42,12 +44,15 @@ import org.apache.flink.table.data.binary.BinaryRowData;
  * never earlier. The state keeps the name it had when only probe rows refreshed a key.
  *
  * <p>Once a key's kept time covers the current window, further accesses in that window change
- * nothing; the clock remembers such keys, up to {@link #MAX_REFRESHED_KEYS} per window, so that an
- * access to one of them reads no state (a second state read per probe row, a RocksDB {@code get},
- * was most of what a TTL cost). The keys are forgotten when the window ends; keys past the bound
- * read their kept time as before. A key that expires is never among them: its kept time is a TTL or
- * more before now, where a refreshed key's reaches past the window. Nor is a key that starts its
- * clock: it does so only without a clock, or at the flip, before any access.
+ * nothing; the clock remembers such keys, so that an access to one of them reads no state (a second
+ * state read per probe row, a RocksDB {@code get}, was most of what a TTL cost). On the heap
+ * backend it marks the key with the window in the index of the build rows, whose lookup of the key
+ * the probe row has just made ({@link IndexedValueState#stamp}); a key that loses its rows loses
+ * the mark. Otherwise it keeps the keys in a set of its own, up to {@link #MAX_REFRESHED_KEYS} per
+ * window, forgotten when the window ends; keys past the bound read their kept time as before. A key
+ * that expires is never among them: its kept time is a TTL or more before now, where a refreshed
+ * key's reaches past the window. Nor is a key that starts its clock: it does so only without a
+ * clock, or at the flip, before any access.
  */
 final class StateTtlClock {
 
@@ -84,6 +89,9 @@ final class StateTtlClock {
 
     private long refreshedWindow = Long.MIN_VALUE;
 
+    /** The index of the build rows, whose stamps mark the refreshed keys; null for the set. */
+    @Nullable private IndexedValueState<?> refreshedStamps;
+
     /** Called from the operator's {@code initializeState}, where the operator state is. */
     StateTtlClock(long ttl, OperatorStateStore operatorState, ProcessingTimeService processingTime)
             throws Exception {
@@ -99,14 +107,19 @@ final class StateTtlClock {
     }
 
     /**
-     * Called from the operator's {@code open}, with the timers whose firing calls expire and the
-     * operator, which knows the current key.
+     * Called from the operator's {@code open}, with the timers whose firing calls expire, the
+     * operator, which knows the current key, and the index of the build rows, when it has stamps.
      */
-    void open(KeyedStateStore store, InternalTimerService<VoidNamespace> timers, KeyContext keys) {
+    void open(
+            KeyedStateStore store,
+            InternalTimerService<VoidNamespace> timers,
+            KeyContext keys,
+            @Nullable IndexedValueState<?> buildRows) {
         this.lastAccess =
                 store.getState(new ValueStateDescriptor<>(LAST_PROBE_ACCESS_STATE, Types.LONG));
         this.timers = timers;
         this.keys = keys;
+        this.refreshedStamps = buildRows;
     }
 
     void snapshotState() throws Exception {
@@ -140,6 +153,15 @@ final class StateTtlClock {
             return;
         }
         long window = Math.floorDiv(now, accessPrecision);
+        if (refreshedStamps != null) {
+            if (refreshedStamps.stamp() == window) {
+                return;
+            }
+            if (refresh(window)) {
+                refreshedStamps.setStamp(window);
+            }
+            return;
+        }
         if (window != refreshedWindow) {
             refreshedKeys.clear();
             refreshedWindow = window;
@@ -149,17 +171,25 @@ final class StateTtlClock {
         if (refreshedKeys.contains(key)) {
             return;
         }
+        if (refresh(window) && refreshedKeys.size() < MAX_REFRESHED_KEYS) {
+            refreshedKeys.add(key);
+        }
+    }
+
+    /**
+     * Makes the current key's kept time reach the end of the window, when its clock runs; returns
+     * whether it runs.
+     */
+    private boolean refresh(long window) throws Exception {
         Long kept = lastAccess.value();
         if (kept == null) {
-            return;
+            return false;
         }
         long windowEnd = (window + 1) * accessPrecision;
         if (kept < windowEnd) {
             lastAccess.update(windowEnd);
         }
-        if (refreshedKeys.size() < MAX_REFRESHED_KEYS) {
-            refreshedKeys.add(key);
-        }
+        return true;
     }
 
     /**

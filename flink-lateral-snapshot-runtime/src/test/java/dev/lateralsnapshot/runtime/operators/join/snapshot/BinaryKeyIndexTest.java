@@ -33,9 +33,10 @@ import java.util.function.Function;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The index of the broadcast build side against a {@code HashMap} of the same binary keys: the
- * probe path reads only the index, so any key it loses, keeps too long or maps to another key's
- * value would be a wrong join result.
+ * The index of the build rows against a {@code HashMap} of the same binary keys: the probe path
+ * reads only the index, so any key it loses, keeps too long or maps to another key's value would be
+ * a wrong join result, and a stamp it keeps for a key put anew would keep the TTL clock from
+ * refreshing the key.
  */
 class BinaryKeyIndexTest {
 
@@ -44,7 +45,7 @@ class BinaryKeyIndexTest {
     private static final RowDataSerializer KEY_SERIALIZER =
             new RowDataSerializer(new BigIntType(), VarCharType.STRING_TYPE);
 
-    private final BinaryKeyIndex<Integer> index = new BinaryKeyIndex<>();
+    private final BinaryKeyIndex<Integer> index = new BinaryKeyIndex<>(true);
 
     @Test
     void agreesWithAHashMapThroughGrowthAndRemovals() {
@@ -75,9 +76,14 @@ class BinaryKeyIndexTest {
                 });
     }
 
-    /** Puts, removes and gets random keys, against a {@code HashMap}, then checks every key. */
+    /**
+     * Puts, removes, stamps and gets random keys, against a {@code HashMap} of the values and one
+     * of the stamps, then checks every key: a key keeps its stamp through the moves of the keys
+     * around it, as long as it is held, and a key put anew has none.
+     */
     private void agreesWithAHashMap(Function<Random, BinaryRowData> keys) {
         Map<BinaryRowData, Integer> expected = new HashMap<>();
+        Map<BinaryRowData, Long> stamps = new HashMap<>();
         Random random = new Random(42);
         for (int step = 0; step < 200_000; step++) {
             BinaryRowData key = keys.apply(random);
@@ -85,17 +91,28 @@ class BinaryKeyIndexTest {
             if (action < 5) {
                 index.put(key, step);
                 expected.put(key, step);
-            } else if (action < 8) {
+            } else if (action < 7) {
                 index.remove(key);
                 expected.remove(key);
+                stamps.remove(key);
+            } else if (action < 8) {
+                index.setStamp(key, step);
+                if (expected.containsKey(key)) {
+                    stamps.put(key, (long) step);
+                }
             } else {
                 assertThat(index.get(key)).as("step %d", step).isEqualTo(expected.get(key));
+                assertThat(index.stamp(key))
+                        .as("step %d", step)
+                        .isEqualTo(stamps.getOrDefault(key, BinaryKeyIndex.NO_STAMP));
             }
         }
         assertThat(index.size()).isEqualTo(expected.size());
         for (Map.Entry<BinaryRowData, Integer> entry : expected.entrySet()) {
             assertThat(index.get(entry.getKey())).isEqualTo(entry.getValue());
             assertThat(index.containsKey(entry.getKey())).isTrue();
+            assertThat(index.stamp(entry.getKey()))
+                    .isEqualTo(stamps.getOrDefault(entry.getKey(), BinaryKeyIndex.NO_STAMP));
         }
         expected.keySet().forEach(index::remove);
         assertThat(index.size()).isZero();

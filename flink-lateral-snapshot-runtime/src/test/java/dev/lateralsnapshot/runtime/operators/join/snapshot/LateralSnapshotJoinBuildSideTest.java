@@ -33,6 +33,23 @@ import static org.assertj.core.api.Assertions.assertThat;
 class LateralSnapshotJoinBuildSideTest extends LateralSnapshotJoinTestBase {
 
     @TestTemplate
+    void probeRowsReadTheBuildRowsThroughAnIndexOnTheHeapBackendOnly() throws Exception {
+        for (BuildSideLayout layout : BuildSideLayout.values()) {
+            try (JoinHarness harness = harness(join().layout(layout))) {
+                harness.open();
+
+                // The index holds the rows the heap backend holds, not a copy; on RocksDB it
+                // would be a second copy of the build side on the heap.
+                assertThat(
+                                ((LateralSnapshotJoinOperator) harness.getOperator())
+                                        .readsBuildRowsThroughIndex())
+                        .as("layout %s", layout)
+                        .isEqualTo(backend == Backend.HEAP);
+            }
+        }
+    }
+
+    @TestTemplate
     void buildRowIsInvisibleUntilBuildWatermarkPassesIt() throws Exception {
         try (JoinHarness harness = harness(join().leftOuterJoin())) {
             harness.open();
