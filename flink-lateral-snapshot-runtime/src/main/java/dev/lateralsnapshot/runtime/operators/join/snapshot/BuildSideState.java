@@ -22,8 +22,6 @@ import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 
 import javax.annotation.Nullable;
 
-import static org.apache.flink.util.Preconditions.checkNotNull;
-
 /**
  * The build rows of the current join key, in keyed state. One implementation per {@link
  * BuildSideLayout}; the operator sets the key before every call.
@@ -93,16 +91,6 @@ abstract class BuildSideState {
     @Nullable
     final IndexedValueState<?> index() {
         return index;
-    }
-
-    /** Whether reads of a key's rows go to an index of the keys. */
-    final boolean isIndexed() {
-        return index != null;
-    }
-
-    /** Indexes the current key's rows, which a restore brought back. */
-    final void indexRestoredKey() throws Exception {
-        checkNotNull(index).indexCurrentKey();
     }
 
     /** Name of the keyed state that holds the rows; frozen, savepoints depend on it. */

@@ -312,10 +312,11 @@ public class LateralSnapshotJoinOperator extends AbstractLateralSnapshotJoinOper
     @Override
     void openRestored() throws Exception {
         checkRestoredLayout();
-        if (buildSide.isIndexed()) {
+        IndexedValueState<?> index = buildSide.index();
+        if (index != null) {
             for (Object key : keysOf(buildSide.stateName())) {
                 setCurrentKey(key);
-                buildSide.indexRestoredKey();
+                index.indexCurrentKey();
             }
         }
         moveRestoredBuildRowsOfEarlierLayouts();
@@ -653,7 +654,7 @@ public class LateralSnapshotJoinOperator extends AbstractLateralSnapshotJoinOper
     /** Whether probe rows read the build rows through an index of the keys rather than state. */
     @VisibleForTesting
     boolean readsBuildRowsThroughIndex() {
-        return buildSide.isIndexed();
+        return buildSide.index() != null;
     }
 
     // ---- keyed state ----
