@@ -14,9 +14,12 @@
 
 package dev.lateralsnapshot.benchmark;
 
-import dev.lateralsnapshot.runtime.operators.join.snapshot.BroadcastLateralSnapshotJoinOperator;
+import dev.lateralsnapshot.runtime.operators.join.snapshot.BuildSideDistribution;
 import dev.lateralsnapshot.runtime.operators.join.snapshot.BuildSideLayout;
 import dev.lateralsnapshot.runtime.operators.join.snapshot.LateralSnapshotJoinOperator;
+import dev.lateralsnapshot.runtime.operators.join.snapshot.LateralSnapshotJoinParameters;
+import dev.lateralsnapshot.runtime.operators.join.snapshot.broadcast.BroadcastDistribution;
+import dev.lateralsnapshot.runtime.operators.join.snapshot.keyed.HashDistribution;
 
 import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
 import org.apache.flink.streaming.api.operators.Output;
@@ -112,19 +115,19 @@ final class JoinFixture {
                 new GeneratedProjection(className, code, new Object[0]));
     }
 
-    static LateralSnapshotJoinOperator operator(BuildSideLayout layout, long loadCompletedTime) {
+    /** The operator of an INNER join on the key, its build side distributed as given. */
+    static LateralSnapshotJoinOperator operator(
+            BuildSideLayout layout, long loadCompletedTime, BuildSideDistribution distribution) {
         return new LateralSnapshotJoinOperator(
-                InternalTypeInfo.of(PROBE_TYPE),
-                InternalTypeInfo.of(BUILD_TYPE),
-                null,
-                false,
-                new boolean[] {true},
-                layout,
-                BUILD_TIME_INDEX,
-                3,
-                loadCompletedTime,
-                0,
-                0);
+                LateralSnapshotJoinParameters.builder(
+                                InternalTypeInfo.of(PROBE_TYPE),
+                                InternalTypeInfo.of(BUILD_TYPE),
+                                distribution)
+                        .buildSideLayout(layout)
+                        .filterNullKeys(new boolean[] {true})
+                        .buildTime(BUILD_TIME_INDEX, 3)
+                        .loadCompletedTime(loadCompletedTime)
+                        .build());
     }
 
     /** An opened harness on the heap backend whose operator emits to the given output. */
@@ -133,7 +136,7 @@ final class JoinFixture {
             throws Exception {
         KeyedTwoInputStreamOperatorTestHarness<RowData, RowData, RowData, RowData> harness =
                 new KeyedTwoInputStreamOperatorTestHarness<>(
-                        operator(layout, loadCompletedTime),
+                        operator(layout, loadCompletedTime, new HashDistribution()),
                         keySelector("ProbeKeyProjection"),
                         keySelector("BuildKeyProjection"),
                         InternalTypeInfo.of(KEY_TYPE));
@@ -149,21 +152,13 @@ final class JoinFixture {
             throws Exception {
         TwoInputStreamOperatorTestHarness<RowData, RowData, RowData> harness =
                 new TwoInputStreamOperatorTestHarness<>(
-                        new BroadcastLateralSnapshotJoinOperator(
-                                InternalTypeInfo.of(PROBE_TYPE),
-                                InternalTypeInfo.of(BUILD_TYPE),
-                                keySelector("ProbeKeyProjection"),
-                                keySelector("BuildKeyProjection"),
-                                null,
-                                false,
-                                new boolean[] {true},
+                        operator(
                                 layout,
-                                BUILD_TIME_INDEX,
-                                3,
                                 loadCompletedTime,
-                                0,
-                                0,
-                                0));
+                                new BroadcastDistribution(
+                                        keySelector("ProbeKeyProjection"),
+                                        keySelector("BuildKeyProjection"),
+                                        0)));
         return opened(harness, output);
     }
 

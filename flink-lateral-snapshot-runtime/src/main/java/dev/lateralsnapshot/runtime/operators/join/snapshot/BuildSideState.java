@@ -14,25 +14,23 @@
 
 package dev.lateralsnapshot.runtime.operators.join.snapshot;
 
-import org.apache.flink.api.common.state.KeyedStateStore;
-import org.apache.flink.api.common.state.ValueState;
-import org.apache.flink.streaming.api.operators.KeyContext;
+import org.apache.flink.annotation.Internal;
 import org.apache.flink.table.data.RowData;
-import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 
 import javax.annotation.Nullable;
 
 /**
- * The build rows of the current join key, in keyed state. One implementation per {@link
- * BuildSideLayout}; the operator sets the key before every call.
+ * The build rows of the current join key. One implementation per {@link BuildSideLayout} and
+ * distribution; only {@link BuildSideWriter} changes them, and probe rows read them.
  *
- * <p>Rows handed to {@link #add} and {@link #retract} have their row kind reset to {@code INSERT}
- * by the caller, so that equal rows compare equal whatever change brought them.
+ * <p>Rows handed to {@link #add} and {@link #retract} have their row kind reset to {@code INSERT},
+ * so that equal rows compare equal whatever change brought them.
  */
-abstract class BuildSideState {
+@Internal
+public abstract class BuildSideState {
 
     /** Receives the build rows of the current key during a probe. */
-    interface RowVisitor {
+    public interface RowVisitor {
         void visit(RowData buildRow, int multiplicity) throws Exception;
     }
 
@@ -40,82 +38,37 @@ abstract class BuildSideState {
      * The build rows of one key read once, to join several probe rows of that key in a row while
      * its build rows do not change; see {@link #readRows}.
      */
-    interface KeyRows {
+    public interface KeyRows {
         /** Visits the rows read; returns false when the key had no build row. */
         boolean visit(RowVisitor visitor) throws Exception;
     }
 
     /** The rows of a key that has none, or of a key that can match none. */
-    static final KeyRows NO_ROWS = visitor -> false;
+    public static final KeyRows NO_ROWS = visitor -> false;
 
-    /** The value state of a key's rows, with an index of them when there is one; else null. */
-    @Nullable private IndexedValueState<?> index;
-
-    /**
-     * @param indexKeys the operator, which knows the current key, when the state backend keeps the
-     *     state on the heap: reads of a key's rows then go to an index of the keys, see {@link
-     *     IndexedValueState}; null for none
-     * @param stampKeys whether the index gives every key a stamp, for the state TTL's clock
-     */
-    static BuildSideState create(
-            BuildSideLayout layout,
-            KeyedStateStore store,
-            InternalTypeInfo<RowData> buildType,
-            @Nullable KeyContext indexKeys,
-            boolean stampKeys) {
-        switch (layout) {
-            case MULTISET:
-                return new MultisetBuildSideState(store, buildType, indexKeys, stampKeys);
-            case ONE_ROW_PER_KEY:
-                return new SingleRowBuildSideState(store, buildType, indexKeys, stampKeys);
-            default:
-                throw new IllegalArgumentException("Unknown build side layout " + layout);
-        }
-    }
-
-    /**
-     * The value state that holds a key's rows, indexed when the keys to index by are given, with a
-     * stamp per key when asked for.
-     */
-    final <V> ValueState<V> indexed(
-            ValueState<V> state, @Nullable KeyContext indexKeys, boolean stampKeys) {
-        if (indexKeys == null) {
-            return state;
-        }
-        IndexedValueState<V> indexed = new IndexedValueState<>(state, indexKeys, stampKeys);
-        index = indexed;
-        return indexed;
-    }
-
-    /** The index of the keys' rows, when there is one; else null. */
-    @Nullable
-    final IndexedValueState<?> index() {
-        return index;
-    }
-
-    /** Name of the keyed state that holds the rows; frozen, savepoints depend on it. */
-    abstract String stateName();
-
-    abstract void add(RowData row) throws Exception;
+    public abstract void add(RowData row) throws Exception;
 
     /** Removes one occurrence of the row; returns false when there was nothing to remove. */
-    abstract boolean retract(RowData row) throws Exception;
+    public abstract boolean retract(RowData row) throws Exception;
 
     /** Visits every build row of the key; returns false when the key has no build row. */
-    abstract boolean visitRows(RowVisitor visitor) throws Exception;
+    public abstract boolean visitRows(RowVisitor visitor) throws Exception;
 
     /**
      * Reads the current key's build rows for {@link KeyRows#visit}, which the caller may call for
-     * several probe rows of the key until it changes the key's build rows. On RocksDB this saves a
-     * read and a deserialization per probe row after the first. By default each visit reads the
-     * rows again, which suits a layout whose read is a lookup on the heap.
+     * several probe rows of the key until the key's build rows change. On RocksDB this saves a read
+     * and a deserialization per probe row after the first.
      */
-    KeyRows readRows() throws Exception {
-        return this::visitRows;
-    }
+    public abstract KeyRows readRows() throws Exception;
 
-    /** Visits the row of a layout with at most one row per key; returns false when it is null. */
-    static boolean visitSingleRow(@Nullable RowData row, RowVisitor visitor) throws Exception {
+    public abstract boolean isEmpty() throws Exception;
+
+    /** Removes every row of the current key. */
+    public abstract void clear() throws Exception;
+
+    /** Visits the row of a key with at most one row; returns false when it is null. */
+    protected static boolean visitSingleRow(@Nullable RowData row, RowVisitor visitor)
+            throws Exception {
         if (row == null) {
             return false;
         }
@@ -123,7 +76,8 @@ abstract class BuildSideState {
         return true;
     }
 
-    abstract boolean isEmpty() throws Exception;
-
-    abstract void clear();
+    /** The rows of a key with at most one row, read once. */
+    protected static KeyRows singleRow(@Nullable RowData row) {
+        return row == null ? NO_ROWS : visitor -> visitSingleRow(row, visitor);
+    }
 }

@@ -22,6 +22,9 @@ import org.slf4j.Logger;
  */
 final class LoadPhaseWarnings {
 
+    /** How long build rows may arrive without any build watermark before a warning is logged. */
+    static final long MISSING_BUILD_WATERMARK_WARNING_DELAY = 60_000L;
+
     private LoadPhaseWarnings() {}
 
     /**
@@ -44,7 +47,7 @@ final class LoadPhaseWarnings {
                         + " watermark: {}. If a build source subtask has no data (it holds the"
                         + " watermark back), set 'table.exec.source.idle-timeout'; otherwise"
                         + " check the WATERMARK of the build input's on_time column.",
-                LateralSnapshotJoinOperator.MISSING_BUILD_WATERMARK_WARNING_DELAY / 1000,
+                MISSING_BUILD_WATERMARK_WARNING_DELAY / 1000,
                 consequence);
     }
 

@@ -27,15 +27,19 @@ import javax.annotation.Nullable;
 
 /**
  * Joins a probe row with the build rows of its key and emits one joined row per matching build row
- * and occurrence, or, in a LEFT join without a match, the probe row padded with nulls. It registers
- * and keeps the metrics of the matches. One instance serves every probe row, and the joined row is
- * reused, so probing allocates nothing.
+ * and occurrence, or, in a LEFT join without a match, the probe row padded with nulls. A key with a
+ * NULL where the condition compares with {@code =} matches nothing. A probe row that finds build
+ * rows keeps their key from expiring under a state TTL. It registers and keeps the metrics of the
+ * matches. One instance serves every probe row, and the joined row is reused, so probing allocates
+ * nothing.
  */
-final class ProbeRowJoiner implements BuildSideState.RowVisitor {
+final class ProbeRowJoiner implements BuildSideState.RowVisitor, ProbeBuffer.DrainedRows {
 
+    private final LateralSnapshotJoinParameters parameters;
     @Nullable private final JoinCondition condition;
-    private final boolean leftOuterJoin;
     private final BuildSideState buildSide;
+    @Nullable private final BuildKeyTtl ttl;
+    private final BuildSideWriter writer;
     private final Collector<RowData> collector;
     private final JoinedRowData joinedRow = new JoinedRowData();
     private final GenericRowData nullBuildRow;
@@ -47,56 +51,69 @@ final class ProbeRowJoiner implements BuildSideState.RowVisitor {
     private long rowsEmitted;
     private long maxFanOut;
 
+    /** The build rows of the key of the drained row before, read at {@link #readVersion}. */
+    private BuildSideState.KeyRows drainedKeyRows = BuildSideState.NO_ROWS;
+
+    private long readVersion = -1;
+
     ProbeRowJoiner(
+            LateralSnapshotJoinParameters parameters,
             @Nullable JoinCondition condition,
-            boolean leftOuterJoin,
-            BuildSideState buildSide,
-            int buildArity,
+            JoinState state,
+            BuildSideWriter writer,
             Collector<RowData> collector,
             MetricGroup metrics) {
+        this.parameters = parameters;
         this.condition = condition;
-        this.leftOuterJoin = leftOuterJoin;
-        this.buildSide = buildSide;
+        this.buildSide = state.buildSide();
+        this.ttl = state.ttl();
+        this.writer = writer;
         this.collector = collector;
-        this.nullBuildRow = new GenericRowData(buildArity);
+        this.nullBuildRow = new GenericRowData(parameters.buildType().toRowSize());
         this.unmatchedProbeRecords =
-                metrics.counter(LateralSnapshotJoinOperator.NUM_UNMATCHED_PROBE_RECORDS);
-        metrics.gauge(LateralSnapshotJoinOperator.MAX_JOIN_FAN_OUT, (Gauge<Long>) () -> maxFanOut);
+                metrics.counter(LateralSnapshotJoinMetrics.NUM_UNMATCHED_PROBE_RECORDS);
+        metrics.gauge(LateralSnapshotJoinMetrics.MAX_JOIN_FAN_OUT, (Gauge<Long>) () -> maxFanOut);
         metrics.gauge(
-                LateralSnapshotJoinOperator.AVG_JOIN_FAN_OUT,
+                LateralSnapshotJoinMetrics.AVG_JOIN_FAN_OUT,
                 (Gauge<Double>)
                         () -> probeRowsJoined == 0 ? 0.0 : (double) rowsEmitted / probeRowsJoined);
     }
 
-    /**
-     * Joins a probe row of the current key with the key's build rows, or with none when it can
-     * match none (a NULL in a key compared with {@code =}). Returns whether the key has build rows,
-     * matching or not.
-     */
-    boolean join(RowData probeRow, boolean canMatch) throws Exception {
-        this.probeRow = probeRow;
-        this.matches = 0;
-        return emit(canMatch && buildSide.visitRows(this));
+    /** Joins a probe row of the current key, whose join key is given, with the key's build rows. */
+    void join(RowData probeRow, RowData key) throws Exception {
+        start(probeRow);
+        finish(!parameters.rejects(key) && buildSide.visitRows(this));
     }
 
     /**
-     * Joins a probe row of the current key with build rows of the key read before, by {@link
-     * BuildSideState#readRows}, or {@link BuildSideState#NO_ROWS} when it can match none. Returns
-     * whether the key has build rows, matching or not.
+     * Joins a buffered probe row that the drain at the flip hands over. The build rows of its key
+     * are read once for the rows of that key that follow one another, until the build rows change.
      */
-    boolean join(RowData probeRow, BuildSideState.KeyRows keyRows) throws Exception {
-        this.probeRow = probeRow;
-        this.matches = 0;
-        return emit(keyRows.visit(this));
+    @Override
+    public long join(RowData probeRow, RowData key, boolean sameKeyAsBefore) throws Exception {
+        if (!sameKeyAsBefore || readVersion != writer.version()) {
+            drainedKeyRows =
+                    parameters.rejects(key) ? BuildSideState.NO_ROWS : buildSide.readRows();
+            readVersion = writer.version();
+        }
+        long emittedBefore = rowsEmitted;
+        start(probeRow);
+        finish(drainedKeyRows.visit(this));
+        return Math.max(1, rowsEmitted - emittedBefore);
     }
 
-    /** Emits the padded row if the probe row matched none, and counts the metrics. */
-    private boolean emit(boolean hasBuildRows) {
+    private void start(RowData probeRow) {
+        this.probeRow = probeRow;
+        this.matches = 0;
+    }
+
+    /** Emits the padded row if the probe row matched none, counts, and touches the key's clock. */
+    private void finish(boolean keyHasBuildRows) throws Exception {
         // The fan-out counts output rows, as Flink 2.4's join does: a padded row counts 1.
         long emitted = matches;
         if (matches == 0) {
             unmatchedProbeRecords.inc();
-            if (leftOuterJoin) {
+            if (parameters.leftOuterJoin()) {
                 collector.collect(joinedRow.replace(probeRow, nullBuildRow));
                 emitted = 1;
             }
@@ -106,12 +123,9 @@ final class ProbeRowJoiner implements BuildSideState.RowVisitor {
         if (emitted > maxFanOut) {
             maxFanOut = emitted;
         }
-        return hasBuildRows;
-    }
-
-    /** Rows emitted so far, for every probe row. */
-    long rowsEmitted() {
-        return rowsEmitted;
+        if (keyHasBuildRows && ttl != null) {
+            ttl.touch();
+        }
     }
 
     @Override

@@ -14,6 +14,7 @@
 
 package dev.lateralsnapshot.runtime.operators.join.snapshot;
 
+import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.OperatorStateStore;
@@ -25,17 +26,18 @@ import java.util.Collections;
  * Operator state of one long per subtask, kept as union state: after a restore, at any parallelism,
  * every subtask sees the values of all subtasks and continues from their maximum.
  */
-final class UnionLongState {
+@Internal
+public final class UnionLongState {
 
     private final ListState<Long> state;
 
-    UnionLongState(OperatorStateStore store, String name) throws Exception {
+    public UnionLongState(OperatorStateStore store, String name) throws Exception {
         this.state =
                 store.getUnionListState(new ListStateDescriptor<>(name, LongSerializer.INSTANCE));
     }
 
     /** The largest value in the state, or {@code empty} when it holds none. */
-    long max(long empty) throws Exception {
+    public long max(long empty) throws Exception {
         long max = empty;
         for (Long value : state.get()) {
             max = Math.max(max, value);
@@ -44,7 +46,7 @@ final class UnionLongState {
     }
 
     /** Replaces this subtask's value. */
-    void update(long value) throws Exception {
+    public void update(long value) throws Exception {
         state.update(Collections.singletonList(value));
     }
 }

@@ -37,11 +37,6 @@ import java.util.List;
  */
 final class UnionPhaseState {
 
-    static final String STATE_NAME = "phase";
-
-    /** The name of the phase state of Flink 2.4's join. */
-    static final String FLINK_2_4_STATE_NAME = "lateral-snapshot-phase";
-
     /** The values kept in the state, and those of the {@code currentPhase} gauge. */
     static final int LOAD_PHASE = 0;
 
@@ -55,11 +50,12 @@ final class UnionPhaseState {
     UnionPhaseState(OperatorStateStore store) throws Exception {
         this.state =
                 store.getUnionListState(
-                        new ListStateDescriptor<>(STATE_NAME, IntSerializer.INSTANCE));
+                        new ListStateDescriptor<>(
+                                LateralSnapshotJoinStateNames.PHASE, IntSerializer.INSTANCE));
         this.flink24State =
                 store.getUnionListState(
                         new ListStateDescriptor<>(
-                                FLINK_2_4_STATE_NAME,
+                                LateralSnapshotJoinStateNames.FLINK_2_4_PHASE,
                                 LateralSnapshotLibraryPhaseSerializer.INSTANCE));
         boolean anyJoin = false;
         boolean anyLoad = false;

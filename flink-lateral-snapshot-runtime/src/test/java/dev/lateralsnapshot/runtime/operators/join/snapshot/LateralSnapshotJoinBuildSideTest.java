@@ -14,6 +14,8 @@
 
 package dev.lateralsnapshot.runtime.operators.join.snapshot;
 
+import dev.lateralsnapshot.runtime.operators.join.snapshot.keyed.MultisetRows;
+
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.types.RowKind;
 
@@ -31,23 +33,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  * build row shows up padded, and a half-applied update would show up as a gap or a double match.
  */
 class LateralSnapshotJoinBuildSideTest extends LateralSnapshotJoinTestBase {
-
-    @TestTemplate
-    void probeRowsReadTheBuildRowsThroughAnIndexOnTheHeapBackendOnly() throws Exception {
-        for (BuildSideLayout layout : BuildSideLayout.values()) {
-            try (JoinHarness harness = harness(join().layout(layout))) {
-                harness.open();
-
-                // The index holds the rows the heap backend holds, not a copy; on RocksDB it
-                // would be a second copy of the build side on the heap.
-                assertThat(
-                                ((LateralSnapshotJoinOperator) harness.getOperator())
-                                        .readsBuildRowsThroughIndex())
-                        .as("layout %s", layout)
-                        .isEqualTo(backend == Backend.HEAP);
-            }
-        }
-    }
 
     @TestTemplate
     void buildRowIsInvisibleUntilBuildWatermarkPassesIt() throws Exception {
@@ -532,7 +517,7 @@ class LateralSnapshotJoinBuildSideTest extends LateralSnapshotJoinTestBase {
      */
     @TestTemplate
     void keyWithMoreRowsThanFitInlineJoinsEveryRowOnBothSidesOfTheBound() throws Exception {
-        int rows = MultisetBuildSideState.MAX_INLINE_ROWS + 2;
+        int rows = MultisetRows.MAX_INLINE_ROWS + 2;
         try (JoinHarness harness = harness(join().leftOuterJoin())) {
             harness.open();
             harness.processElement2(insert("A", 0, 10));

@@ -36,15 +36,14 @@ class LateralSnapshotJoinDrainTest extends LateralSnapshotJoinTestBase {
 
     /** More probe rows per key than one slice joins. */
     private static final int ROWS_PER_KEY =
-            (int) (LateralSnapshotJoinOperator.DRAIN_SLICE_ROWS * 3 / 2);
+            (int) (LateralSnapshotJoinParameters.DRAIN_SLICE_ROWS * 3 / 2);
 
     private static final String[] KEYS = {"A", "B"};
 
     @TestTemplate
     void sliceEndsWhenItsTimeIsSpentAfterOneRowAtLeast() throws Exception {
-        try (JoinHarness harness = harness(join())) {
-            // No time at all: every slice joins the one row it must, then hands over.
-            harness.operator().setDrainSliceNanos(0);
+        // No time at all: every slice joins the one row it must, then hands over.
+        try (JoinHarness harness = harness(join().drainSliceNanos(0))) {
             harness.open();
             harness.processElement2(insert("A", 1, 10));
             for (int i = 0; i < 3; i++) {
@@ -153,7 +152,7 @@ class LateralSnapshotJoinDrainTest extends LateralSnapshotJoinTestBase {
             // buffer shrinks however fast the probe rows come.
             List<String> duringDrain = harness.takeOutput();
             assertThat(duringDrain)
-                    .hasSize(1 + 3 * AbstractLateralSnapshotJoinOperator.DRAIN_ROWS_PER_PROBE_ROW)
+                    .hasSize(1 + 3 * BufferedProbeRows.DRAIN_ROWS_PER_PROBE_ROW)
                     .contains(joined("new-c", "C", 3, 10))
                     .doesNotContain(joined("new-a", "A", 1, 10), joined("new-b", "B", 2, 10));
 
@@ -176,7 +175,7 @@ class LateralSnapshotJoinDrainTest extends LateralSnapshotJoinTestBase {
             harness.processWatermark2(watermark(Long.MAX_VALUE));
             List<String> first = harness.takeOutput();
 
-            harness.getOperator().finish();
+            harness.finish();
             List<String> rest = harness.takeOutput();
             assertThat(rest).last().isEqualTo("WM(" + Long.MAX_VALUE + ")");
             assertThat(first.size() + rest.size() - 1).isEqualTo(2 * ROWS_PER_KEY);
@@ -186,9 +185,8 @@ class LateralSnapshotJoinDrainTest extends LateralSnapshotJoinTestBase {
     @TestTemplate
     void buildChangeBetweenSlicesReachesTheRestOfTheKeysRows() throws Exception {
         for (BuildSideLayout layout : BuildSideLayout.values()) {
-            try (JoinHarness harness = harness(join().layout(layout))) {
-                // One row per slice, so that a build change comes between two rows of one key.
-                harness.operator().setDrainSliceNanos(0);
+            // One row per slice, so that a build change comes between two rows of one key.
+            try (JoinHarness harness = harness(join().layout(layout).drainSliceNanos(0))) {
                 harness.open();
                 harness.processElement2(insert("A", 1, 10));
                 for (int i = 0; i < 3; i++) {

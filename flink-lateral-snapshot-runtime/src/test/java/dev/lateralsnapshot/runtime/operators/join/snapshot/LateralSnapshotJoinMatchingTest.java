@@ -14,8 +14,6 @@
 
 package dev.lateralsnapshot.runtime.operators.join.snapshot;
 
-import org.apache.flink.runtime.state.VoidNamespace;
-import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.IntType;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
@@ -23,8 +21,6 @@ import org.apache.flink.table.types.logical.TimestampType;
 import org.apache.flink.types.RowKind;
 
 import org.junit.jupiter.api.TestTemplate;
-
-import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -90,13 +86,7 @@ class LateralSnapshotJoinMatchingTest extends LateralSnapshotJoinTestBase {
                     .containsExactly(padded("o1", null), joined("o2", "A", 2, 10));
             assertThat(harness.counter("numUnmatchedProbeRecords")).isEqualTo(1L);
             assertThat(harness.counter("numBuildSideChangesApplied")).isEqualTo(1L);
-            try (Stream<Object> keys =
-                    harness.getOperator()
-                            .getKeyedStateBackend()
-                            .getKeys(MultisetBuildSideState.STATE_NAME, VoidNamespace.INSTANCE)) {
-                assertThat(keys.map(key -> ((RowData) key).getString(0).toString()))
-                        .containsExactly("A");
-            }
+            assertThat(harness.keysWithBuildRows()).containsExactly("A");
         }
     }
 
@@ -265,5 +255,22 @@ class LateralSnapshotJoinMatchingTest extends LateralSnapshotJoinTestBase {
         return join().leftOuterJoin()
                 .types(COMPOSITE_PROBE_TYPE, COMPOSITE_BUILD_TYPE, 3)
                 .keys(new int[] {1, 2}, new int[] {0, 1}, filterNullKeys);
+    }
+
+    @TestTemplate
+    void keyWithoutNullFilterMatchesNull() throws Exception {
+        // IS NOT DISTINCT FROM: a NULL key matches a NULL key.
+        JoinSpec spec = join().leftOuterJoin().keys(new int[] {1}, new int[] {0}, false);
+        try (JoinHarness harness = harness(spec)) {
+            harness.open();
+            harness.processElement2(insert(null, 1, 10));
+            harness.processElement2(insert("A", 2, 10));
+            harness.processWatermark2(watermark(LOAD_COMPLETED_TIME));
+            harness.processElement1(probe("o1", null));
+            harness.processElement1(probe("o2", "B"));
+
+            assertThat(harness.takeOutput())
+                    .containsExactly("+I(o1,null,null,1,10)", padded("o2", "B"));
+        }
     }
 }

@@ -15,26 +15,19 @@
 package dev.lateralsnapshot.runtime.operators.join.snapshot;
 
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
-import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
-import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
-import org.apache.flink.streaming.util.AbstractStreamOperatorTestHarness;
-import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.keyselector.RowDataKeySelector;
 
 import org.junit.jupiter.api.TestTemplate;
 
-import javax.annotation.Nullable;
-
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Snapshot and restore through {@link OperatorSubtaskState}: at the same parallelism, and rescaled
- * from two subtasks to one and back the way Flink redistributes key groups and union state.
+ * from two subtasks to one and back the way Flink redistributes key groups and operator state.
  */
 class LateralSnapshotJoinRestoreTest extends LateralSnapshotJoinTestBase {
 
@@ -154,7 +147,7 @@ class LateralSnapshotJoinRestoreTest extends LateralSnapshotJoinTestBase {
         String a0 = KEYS_OF_SUBTASK_0.get(0);
         String b0 = KEYS_OF_SUBTASK_1.get(0);
         OperatorSubtaskState[] snapshots;
-        try (Subtasks subtasks = new Subtasks(join().idleTimeout(1000), 2, null)) {
+        try (JoinSubtasks subtasks = subtasks(join().idleTimeout(1000), 2, null)) {
             subtasks.build(insert(a0, 1, 30));
             subtasks.build(insert(b0, 2, 20));
             subtasks.probe(probe("o1", b0));
@@ -165,7 +158,7 @@ class LateralSnapshotJoinRestoreTest extends LateralSnapshotJoinTestBase {
             snapshots = subtasks.snapshot();
         }
 
-        try (Subtasks subtasks = new Subtasks(join(), 1, snapshots)) {
+        try (JoinSubtasks subtasks = subtasks(join(), 1, snapshots)) {
             // The restored rows are joined by a timer, against the changes up to that time.
             subtasks.get(0).setProcessingTime(1);
             assertThat(subtasks.takeOutput()).containsExactly(joined("o1", b0, 2, 20));
@@ -180,7 +173,7 @@ class LateralSnapshotJoinRestoreTest extends LateralSnapshotJoinTestBase {
         String b1 = KEYS_OF_SUBTASK_1.get(1);
 
         OperatorSubtaskState[] snapshots;
-        try (Subtasks subtasks = new Subtasks(join(), 2, null)) {
+        try (JoinSubtasks subtasks = subtasks(join(), 2, null)) {
             for (String key : new String[] {a0, a1, b0, b1}) {
                 subtasks.build(insert(key, 1, 10));
             }
@@ -194,7 +187,7 @@ class LateralSnapshotJoinRestoreTest extends LateralSnapshotJoinTestBase {
             snapshots = subtasks.snapshot();
         }
 
-        try (Subtasks subtasks = new Subtasks(join(), 1, snapshots)) {
+        try (JoinSubtasks subtasks = subtasks(join(), 1, snapshots)) {
             assertThat(subtasks.get(0).gauge("currentPhase")).isEqualTo(1);
             probeEveryKey(subtasks, "p", a0, a1, b0, b1);
             // The -U of b1 pairs with a +U that arrives after the restore.
@@ -216,7 +209,7 @@ class LateralSnapshotJoinRestoreTest extends LateralSnapshotJoinTestBase {
             snapshots = subtasks.snapshot();
         }
 
-        try (Subtasks subtasks = new Subtasks(join(), 2, snapshots)) {
+        try (JoinSubtasks subtasks = subtasks(join(), 2, snapshots)) {
             assertThat(subtasks.gauges("currentPhase")).containsExactly(1, 1);
             probeEveryKey(subtasks, "r", a0, a1, b0, b1);
             assertThat(subtasks.takeOutput())
@@ -235,7 +228,7 @@ class LateralSnapshotJoinRestoreTest extends LateralSnapshotJoinTestBase {
         String b0 = KEYS_OF_SUBTASK_1.get(0);
 
         OperatorSubtaskState[] snapshots;
-        try (Subtasks subtasks = new Subtasks(join(), 2, null)) {
+        try (JoinSubtasks subtasks = subtasks(join(), 2, null)) {
             subtasks.build(insert(a0, 1, 10));
             subtasks.build(insert(b0, 2, 10));
             subtasks.buildWatermark(50);
@@ -244,7 +237,7 @@ class LateralSnapshotJoinRestoreTest extends LateralSnapshotJoinTestBase {
             snapshots = subtasks.snapshot();
         }
 
-        try (Subtasks subtasks = new Subtasks(join(), 1, snapshots)) {
+        try (JoinSubtasks subtasks = subtasks(join(), 1, snapshots)) {
             assertThat(subtasks.get(0).gauge("currentPhase")).isEqualTo(0);
             subtasks.probe(probe("o3", b0));
             subtasks.buildWatermark(60);
@@ -252,7 +245,7 @@ class LateralSnapshotJoinRestoreTest extends LateralSnapshotJoinTestBase {
             snapshots = subtasks.snapshot();
         }
 
-        try (Subtasks subtasks = new Subtasks(join(), 2, snapshots)) {
+        try (JoinSubtasks subtasks = subtasks(join(), 2, snapshots)) {
             assertThat(subtasks.gauges("currentPhase")).containsExactly(0, 0);
             subtasks.buildWatermark(LOAD_COMPLETED_TIME);
             assertThat(subtasks.takeOutput())
@@ -270,20 +263,14 @@ class LateralSnapshotJoinRestoreTest extends LateralSnapshotJoinTestBase {
 
         OperatorSubtaskState[] snapshots = snapshotSubtasksInDifferentPhases(a0, b0);
 
-        try (Subtasks subtasks = new Subtasks(join(), 1, snapshots)) {
+        try (JoinSubtasks subtasks = subtasks(join(), 1, snapshots)) {
             JoinHarness merged = subtasks.get(0);
             assertThat(merged.gauge("currentPhase")).isEqualTo(1);
             // The rows the loading subtask buffered go out before the next probe watermark,
             // joined as at the flip: with the loading subtask's pending change, which the build
             // watermark the other subtask had reached releases.
             merged.processWatermark1(watermark(7));
-            assertThat(merged.takeOutput())
-                    .containsExactly(
-                            joined("o2", b0, 2, 10),
-                            joined("o2", b0, 3, 80),
-                            joined("o3", b0, 2, 10),
-                            joined("o3", b0, 3, 80),
-                            "WM(7)");
+            assertDrainedBeforeWatermark(merged.takeOutput(), b0, "WM(7)");
             assertThat(merged.gauge("currentBuildSideWatermark")).isEqualTo(Long.MIN_VALUE);
 
             subtasks.buildWatermark(LOAD_COMPLETED_TIME);
@@ -296,7 +283,7 @@ class LateralSnapshotJoinRestoreTest extends LateralSnapshotJoinTestBase {
             snapshots = subtasks.snapshot();
         }
 
-        try (Subtasks subtasks = new Subtasks(join(), 2, snapshots)) {
+        try (JoinSubtasks subtasks = subtasks(join(), 2, snapshots)) {
             assertThat(subtasks.gauges("currentPhase")).containsExactly(1, 1);
             subtasks.probeWatermark(8);
             probeEveryKey(subtasks, "q", a0, b0);
@@ -320,20 +307,14 @@ class LateralSnapshotJoinRestoreTest extends LateralSnapshotJoinTestBase {
 
         // A checkpoint can be taken before the restored subtask gets to join the rows it took
         // over from the loading subtask.
-        try (Subtasks subtasks = new Subtasks(join(), 1, snapshots)) {
+        try (JoinSubtasks subtasks = subtasks(join(), 1, snapshots)) {
             snapshots = subtasks.snapshot();
         }
 
-        try (Subtasks subtasks = new Subtasks(join(), 1, snapshots)) {
+        try (JoinSubtasks subtasks = subtasks(join(), 1, snapshots)) {
             subtasks.probeWatermark(7);
             // The snapshot in between kept the build watermark the flipped subtask had reached.
-            assertThat(subtasks.takeOutput())
-                    .containsExactly(
-                            joined("o2", b0, 2, 10),
-                            joined("o2", b0, 3, 80),
-                            joined("o3", b0, 2, 10),
-                            joined("o3", b0, 3, 80),
-                            "WM(7)");
+            assertDrainedBeforeWatermark(subtasks.takeOutput(), b0, "WM(7)");
         }
     }
 
@@ -341,7 +322,7 @@ class LateralSnapshotJoinRestoreTest extends LateralSnapshotJoinTestBase {
     void startsTtlClocksOfKeysRestoredFromLoadingSubtask() throws Exception {
         OperatorSubtaskState[] snapshots = snapshotSubtasksInDifferentPhasesWithTtl();
 
-        try (Subtasks subtasks = new Subtasks(ttlJoin(), 1, snapshots)) {
+        try (JoinSubtasks subtasks = subtasks(ttlJoin(), 1, snapshots)) {
             assertKeysExpire(subtasks, KEYS_OF_SUBTASK_0.get(0), KEYS_OF_SUBTASK_1.get(0));
         }
     }
@@ -350,11 +331,11 @@ class LateralSnapshotJoinRestoreTest extends LateralSnapshotJoinTestBase {
     void startsTtlClocksOfKeysRestoredFromLoadingSubtaskEvenWhenSnapshotComesFirst()
             throws Exception {
         OperatorSubtaskState[] snapshots = snapshotSubtasksInDifferentPhasesWithTtl();
-        try (Subtasks subtasks = new Subtasks(ttlJoin(), 1, snapshots)) {
+        try (JoinSubtasks subtasks = subtasks(ttlJoin(), 1, snapshots)) {
             snapshots = subtasks.snapshot();
         }
 
-        try (Subtasks subtasks = new Subtasks(ttlJoin(), 1, snapshots)) {
+        try (JoinSubtasks subtasks = subtasks(ttlJoin(), 1, snapshots)) {
             assertKeysExpire(subtasks, KEYS_OF_SUBTASK_0.get(0), KEYS_OF_SUBTASK_1.get(0));
         }
     }
@@ -364,7 +345,7 @@ class LateralSnapshotJoinRestoreTest extends LateralSnapshotJoinTestBase {
      * build row, which has no TTL clock yet, and no buffered probe row.
      */
     private OperatorSubtaskState[] snapshotSubtasksInDifferentPhasesWithTtl() throws Exception {
-        try (Subtasks subtasks = new Subtasks(ttlJoin(), 2, null)) {
+        try (JoinSubtasks subtasks = subtasks(ttlJoin(), 2, null)) {
             subtasks.build(insert(KEYS_OF_SUBTASK_0.get(0), 1, 10));
             subtasks.build(insert(KEYS_OF_SUBTASK_1.get(0), 2, 10));
             subtasks.get(0).processWatermark2(watermark(LOAD_COMPLETED_TIME));
@@ -378,7 +359,7 @@ class LateralSnapshotJoinRestoreTest extends LateralSnapshotJoinTestBase {
     }
 
     /** Lets the TTL pass, well after the restore, and checks that both keys were evicted. */
-    private static void assertKeysExpire(Subtasks subtasks, String... keys) throws Exception {
+    private static void assertKeysExpire(JoinSubtasks subtasks, String... keys) throws Exception {
         JoinHarness harness = subtasks.get(0);
         harness.setProcessingTime(10);
         harness.setProcessingTime(5000);
@@ -398,7 +379,7 @@ class LateralSnapshotJoinRestoreTest extends LateralSnapshotJoinTestBase {
      */
     private OperatorSubtaskState[] snapshotSubtasksInDifferentPhases(String a0, String b0)
             throws Exception {
-        try (Subtasks subtasks = new Subtasks(join(), 2, null)) {
+        try (JoinSubtasks subtasks = subtasks(join(), 2, null)) {
             subtasks.build(insert(a0, 1, 10));
             subtasks.build(insert(b0, 2, 10));
             subtasks.build(insert(b0, 3, 80));
@@ -414,7 +395,20 @@ class LateralSnapshotJoinRestoreTest extends LateralSnapshotJoinTestBase {
         }
     }
 
-    private static void probeEveryKey(Subtasks subtasks, String idPrefix, String... keys)
+    /**
+     * The rows buffered by the loading subtask of {@link #snapshotSubtasksInDifferentPhases}, each
+     * joined with both build rows of {@code b0} (a multiset, in no order), then the watermark.
+     */
+    private static void assertDrainedBeforeWatermark(
+            List<String> output, String b0, String watermark) {
+        assertThat(output).hasSize(5).last().isEqualTo(watermark);
+        assertThat(output.subList(0, 2))
+                .containsExactlyInAnyOrder(joined("o2", b0, 2, 10), joined("o2", b0, 3, 80));
+        assertThat(output.subList(2, 4))
+                .containsExactlyInAnyOrder(joined("o3", b0, 2, 10), joined("o3", b0, 3, 80));
+    }
+
+    private static void probeEveryKey(JoinSubtasks subtasks, String idPrefix, String... keys)
             throws Exception {
         for (String key : keys) {
             subtasks.probe(probe(idPrefix + key, key));
@@ -426,109 +420,10 @@ class LateralSnapshotJoinRestoreTest extends LateralSnapshotJoinTestBase {
         List<String> keys = new ArrayList<>();
         for (char c = 'A'; keys.size() < 2; c++) {
             String key = String.valueOf(c);
-            if (subtaskOf(selector, probe("", key).getValue(), 2) == subtask) {
+            if (JoinSubtasks.subtaskOf(selector, probe("", key).getValue(), 2) == subtask) {
                 keys.add(key);
             }
         }
         return keys;
-    }
-
-    private static int subtaskOf(RowDataKeySelector selector, RowData row, int parallelism) {
-        try {
-            return KeyGroupRangeAssignment.assignKeyToParallelOperator(
-                    selector.getKey(row), MAX_PARALLELISM, parallelism);
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    /**
-     * The subtasks of one parallel join. Records go to the subtask their key belongs to, as the
-     * hash exchange sends them; watermarks go to every subtask.
-     */
-    private final class Subtasks implements AutoCloseable {
-        private final JoinSpec spec;
-        private final List<JoinHarness> harnesses = new ArrayList<>();
-
-        /** Opens the subtasks, restored from snapshots of any parallelism when given. */
-        Subtasks(JoinSpec spec, int parallelism, @Nullable OperatorSubtaskState[] snapshots)
-                throws Exception {
-            this.spec = spec;
-            OperatorSubtaskState merged =
-                    snapshots == null
-                            ? null
-                            : AbstractStreamOperatorTestHarness.repackageState(snapshots);
-            for (int i = 0; i < parallelism; i++) {
-                JoinHarness harness = harness(spec, parallelism, i);
-                harnesses.add(harness);
-                if (merged != null) {
-                    harness.initializeState(
-                            AbstractStreamOperatorTestHarness.repartitionOperatorState(
-                                    merged, MAX_PARALLELISM, snapshots.length, parallelism, i));
-                }
-                harness.open();
-            }
-        }
-
-        JoinHarness get(int subtask) {
-            return harnesses.get(subtask);
-        }
-
-        List<Object> gauges(String name) {
-            return harnesses.stream().map(h -> h.gauge(name)).collect(Collectors.toList());
-        }
-
-        void probe(StreamRecord<RowData> record) throws Exception {
-            harnesses
-                    .get(subtaskOf(spec.probeKeySelector(), record.getValue(), harnesses.size()))
-                    .processElement1(record);
-        }
-
-        void build(StreamRecord<RowData> record) throws Exception {
-            harnesses
-                    .get(subtaskOf(spec.buildKeySelector(), record.getValue(), harnesses.size()))
-                    .processElement2(record);
-        }
-
-        void probeWatermark(long time) throws Exception {
-            for (JoinHarness harness : harnesses) {
-                harness.processWatermark1(watermark(time));
-            }
-        }
-
-        void buildWatermark(long time) throws Exception {
-            for (JoinHarness harness : harnesses) {
-                harness.processWatermark2(watermark(time));
-            }
-        }
-
-        List<String> takeOutput() {
-            return harnesses.stream()
-                    .flatMap(h -> h.takeOutput().stream())
-                    .collect(Collectors.toList());
-        }
-
-        OperatorSubtaskState[] snapshot() throws Exception {
-            OperatorSubtaskState[] snapshots = new OperatorSubtaskState[harnesses.size()];
-            for (int i = 0; i < snapshots.length; i++) {
-                snapshots[i] = harnesses.get(i).snapshot(1L, 1L);
-            }
-            return snapshots;
-        }
-
-        @Override
-        public void close() throws Exception {
-            Exception failure = null;
-            for (JoinHarness harness : harnesses) {
-                try {
-                    harness.close();
-                } catch (Exception e) {
-                    failure = e;
-                }
-            }
-            if (failure != null) {
-                throw failure;
-            }
-        }
     }
 }

@@ -14,9 +14,11 @@
 
 package dev.lateralsnapshot.runtime.operators.join.snapshot;
 
-import org.apache.flink.api.common.state.ListState;
+import dev.lateralsnapshot.runtime.operators.join.snapshot.JoinSpec.Distribution;
+import dev.lateralsnapshot.runtime.operators.join.snapshot.keyed.MultisetRowsSerializer;
+
+import org.apache.flink.api.common.state.KeyedStateStore;
 import org.apache.flink.api.common.state.ListStateDescriptor;
-import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
@@ -25,17 +27,10 @@ import org.apache.flink.api.common.typeutils.base.IntSerializer;
 import org.apache.flink.api.common.typeutils.base.ListSerializer;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
 import org.apache.flink.api.common.typeutils.base.MapSerializer;
-import org.apache.flink.core.memory.DataInputViewStreamWrapper;
+import org.apache.flink.api.java.tuple.Tuple3;
+import org.apache.flink.api.java.typeutils.runtime.TupleSerializer;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
-import org.apache.flink.runtime.state.IncrementalKeyedStateHandle;
-import org.apache.flink.runtime.state.KeyGroupsStateHandle;
-import org.apache.flink.runtime.state.KeyedBackendSerializationProxy;
-import org.apache.flink.runtime.state.KeyedStateHandle;
-import org.apache.flink.runtime.state.OperatorBackendSerializationProxy;
-import org.apache.flink.runtime.state.OperatorStateHandle;
 import org.apache.flink.runtime.state.StateInitializationContext;
-import org.apache.flink.runtime.state.StreamStateHandle;
-import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.apache.flink.runtime.state.metainfo.StateMetaInfoSnapshot;
 import org.apache.flink.runtime.state.metainfo.StateMetaInfoSnapshot.BackendStateType;
@@ -48,43 +43,47 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedTwoInputStreamOperatorTestHarness;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.types.logical.RowType;
-import org.apache.flink.types.RowKind;
 
 import org.junit.jupiter.api.TestTemplate;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.HashMap;
-import java.util.List;
+import java.io.Serializable;
 import java.util.Map;
-import java.util.stream.Collectors;
-import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * Savepoints depend on the names and serializers of the operator's state. These tests read them
- * from the meta data of real snapshots, so that renaming a state, a timer service, or changing a
- * serializer fails here before it breaks a user's restore.
+ * Savepoints depend on the names, kinds and serializers of the operator's state. These tests read
+ * them from the meta data of real snapshots of both distributions, so that renaming a state, a
+ * timer service, or changing a serializer fails here before it breaks a user's restore; and they
+ * check that a snapshot this version cannot read (another layout, the other distribution, a layout
+ * that was never released) fails the restore with a message that says what it found.
  */
-class LateralSnapshotJoinStateLayoutTest extends LateralSnapshotJoinTestBase {
+class LateralSnapshotJoinStateLayoutTest extends BackendTestBase {
 
     private static final TypeSerializer<?> KEY_SERIALIZER =
             new RowDataSerializer(RowType.of(STRING));
     private static final TypeSerializer<?> PROBE_ROW_SERIALIZER = new RowDataSerializer(PROBE_TYPE);
     private static final TypeSerializer<?> BUILD_ROW_SERIALIZER = new RowDataSerializer(BUILD_TYPE);
 
-    @TestTemplate
-    void keepsStateNamesAndSerializersOfMultisetLayoutWithTtl() throws Exception {
-        OperatorSubtaskState[] snapshots = snapshotsWithStateOfEveryKind(join().stateTtl(1000));
+    private static JoinSpec hashJoin() {
+        return join().distribution(Distribution.HASH);
+    }
 
-        Map<String, StateMetaInfoSnapshot> operatorState = operatorStateMetaInfo(snapshots);
+    private static JoinSpec broadcastJoin() {
+        return join().distribution(Distribution.BROADCAST);
+    }
+
+    @TestTemplate
+    void hashJoinKeepsStateNamesAndSerializersOfMultisetLayoutWithTtl() throws Exception {
+        OperatorSubtaskState[] snapshots = snapshotsWithStateOfEveryKind(hashJoin().stateTtl(1000));
+
+        Map<String, StateMetaInfoSnapshot> operatorState = StateMetaInfo.operatorState(snapshots);
         assertThat(operatorState)
                 .containsOnlyKeys(
                         "phase",
@@ -96,38 +95,40 @@ class LateralSnapshotJoinStateLayoutTest extends LateralSnapshotJoinTestBase {
         StateMetaInfoSnapshot phase = operatorState.get("phase");
         assertThat(phase.getOption(CommonOptionsKeys.OPERATOR_STATE_DISTRIBUTION_MODE))
                 .isEqualTo("UNION");
-        assertThat(serializer(phase, CommonSerializerKeys.VALUE_SERIALIZER))
+        assertThat(StateMetaInfo.serializer(phase, CommonSerializerKeys.VALUE_SERIALIZER))
                 .isEqualTo(IntSerializer.INSTANCE);
         // The phase once more, under the name Flink 2.4's join keeps its phase in.
         StateMetaInfoSnapshot flink24Phase = operatorState.get("lateral-snapshot-phase");
         assertThat(flink24Phase.getOption(CommonOptionsKeys.OPERATOR_STATE_DISTRIBUTION_MODE))
                 .isEqualTo("UNION");
-        assertThat(serializer(flink24Phase, CommonSerializerKeys.VALUE_SERIALIZER))
+        assertThat(StateMetaInfo.serializer(flink24Phase, CommonSerializerKeys.VALUE_SERIALIZER))
                 .isEqualTo(LateralSnapshotLibraryPhaseSerializer.INSTANCE);
         StateMetaInfoSnapshot maxBuildTime = operatorState.get("max-build-time");
         assertThat(maxBuildTime.getOption(CommonOptionsKeys.OPERATOR_STATE_DISTRIBUTION_MODE))
                 .isEqualTo("UNION");
-        assertThat(serializer(maxBuildTime, CommonSerializerKeys.VALUE_SERIALIZER))
+        assertThat(StateMetaInfo.serializer(maxBuildTime, CommonSerializerKeys.VALUE_SERIALIZER))
                 .isEqualTo(LongSerializer.INSTANCE);
         StateMetaInfoSnapshot buildWatermark = operatorState.get("build-watermark");
         assertThat(buildWatermark.getOption(CommonOptionsKeys.OPERATOR_STATE_DISTRIBUTION_MODE))
                 .isEqualTo("UNION");
-        assertThat(serializer(buildWatermark, CommonSerializerKeys.VALUE_SERIALIZER))
+        assertThat(StateMetaInfo.serializer(buildWatermark, CommonSerializerKeys.VALUE_SERIALIZER))
                 .isEqualTo(LongSerializer.INSTANCE);
         StateMetaInfoSnapshot probeBufferSequence = operatorState.get("probe-buffer-sequence");
         assertThat(
                         probeBufferSequence.getOption(
                                 CommonOptionsKeys.OPERATOR_STATE_DISTRIBUTION_MODE))
                 .isEqualTo("UNION");
-        assertThat(serializer(probeBufferSequence, CommonSerializerKeys.VALUE_SERIALIZER))
+        assertThat(
+                        StateMetaInfo.serializer(
+                                probeBufferSequence, CommonSerializerKeys.VALUE_SERIALIZER))
                 .isEqualTo(LongSerializer.INSTANCE);
         StateMetaInfoSnapshot ttlClock = operatorState.get("state-ttl-clock");
         assertThat(ttlClock.getOption(CommonOptionsKeys.OPERATOR_STATE_DISTRIBUTION_MODE))
                 .isEqualTo("UNION");
-        assertThat(serializer(ttlClock, CommonSerializerKeys.VALUE_SERIALIZER))
+        assertThat(StateMetaInfo.serializer(ttlClock, CommonSerializerKeys.VALUE_SERIALIZER))
                 .isEqualTo(LongSerializer.INSTANCE);
 
-        Map<String, StateMetaInfoSnapshot> keyedState = keyedStateMetaInfo(snapshots);
+        Map<String, StateMetaInfoSnapshot> keyedState = StateMetaInfo.keyedState(snapshots);
         assertThat(keyedState)
                 .containsOnlyKeys(
                         "probe-buffer",
@@ -189,11 +190,11 @@ class LateralSnapshotJoinStateLayoutTest extends LateralSnapshotJoinTestBase {
     }
 
     @TestTemplate
-    void keepsStateNameAndSerializerOfOneRowPerKeyLayout() throws Exception {
+    void hashJoinKeepsStateNameAndSerializerOfOneRowPerKeyLayout() throws Exception {
         OperatorSubtaskState[] snapshots =
-                snapshotsWithStateOfEveryKind(join().layout(BuildSideLayout.ONE_ROW_PER_KEY));
+                snapshotsWithStateOfEveryKind(hashJoin().layout(BuildSideLayout.ONE_ROW_PER_KEY));
 
-        Map<String, StateMetaInfoSnapshot> keyedState = keyedStateMetaInfo(snapshots);
+        Map<String, StateMetaInfoSnapshot> keyedState = StateMetaInfo.keyedState(snapshots);
         // Without a TTL there is neither its state nor its timers.
         assertThat(keyedState)
                 .containsOnlyKeys(
@@ -212,10 +213,73 @@ class LateralSnapshotJoinStateLayoutTest extends LateralSnapshotJoinTestBase {
     }
 
     @TestTemplate
-    void refusesToRestoreBuildSideKeptInOtherLayout() throws Exception {
-        OperatorSubtaskState joining = snapshotsWithStateOfEveryKind(join())[1];
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    void broadcastJoinKeepsStateNamesKindsAndSerializersOfMultisetLayoutWithTtl() throws Exception {
+        OperatorSubtaskState[] snapshots =
+                snapshotsWithStateOfEveryKind(broadcastJoin().stateTtl(1000));
 
-        try (JoinHarness harness = harness(join().layout(BuildSideLayout.ONE_ROW_PER_KEY))) {
+        Map<String, StateMetaInfoSnapshot> state = StateMetaInfo.operatorState(snapshots);
+        assertThat(state)
+                .containsOnlyKeys(
+                        "phase",
+                        "lateral-snapshot-phase",
+                        "max-build-time",
+                        "build-watermark",
+                        "broadcast-probe-buffer",
+                        "broadcast-build-rows",
+                        "broadcast-pending-build-changes",
+                        "broadcast-held-update-before");
+        assertListState(state.get("phase"), "UNION", IntSerializer.INSTANCE);
+        assertListState(
+                state.get("lateral-snapshot-phase"),
+                "UNION",
+                LateralSnapshotLibraryPhaseSerializer.INSTANCE);
+        assertListState(state.get("max-build-time"), "UNION", LongSerializer.INSTANCE);
+        assertListState(state.get("build-watermark"), "UNION", LongSerializer.INSTANCE);
+        // Spread evenly over the subtasks of a restore.
+        assertListState(
+                state.get("broadcast-probe-buffer"), "SPLIT_DISTRIBUTE", PROBE_ROW_SERIALIZER);
+        assertBroadcastState(
+                state.get("broadcast-build-rows"),
+                KEY_SERIALIZER,
+                new MapSerializer<>(BUILD_ROW_SERIALIZER, IntSerializer.INSTANCE));
+        assertBroadcastState(
+                state.get("broadcast-pending-build-changes"),
+                LongSerializer.INSTANCE,
+                new ListSerializer<>(BUILD_ROW_SERIALIZER));
+        assertBroadcastState(
+                state.get("broadcast-held-update-before"),
+                KEY_SERIALIZER,
+                new ListSerializer<>(
+                        new TupleSerializer<>(
+                                (Class<Tuple3<Long, Long, ?>>) (Class) Tuple3.class,
+                                new TypeSerializer[] {
+                                    LongSerializer.INSTANCE,
+                                    LongSerializer.INSTANCE,
+                                    BUILD_ROW_SERIALIZER
+                                })));
+        assertThat(StateMetaInfo.keyedState(snapshots)).isEmpty();
+    }
+
+    @TestTemplate
+    void broadcastJoinKeepsStateNameAndSerializerOfOneRowPerKeyLayout() throws Exception {
+        OperatorSubtaskState[] snapshots =
+                snapshotsWithStateOfEveryKind(
+                        broadcastJoin().layout(BuildSideLayout.ONE_ROW_PER_KEY));
+
+        Map<String, StateMetaInfoSnapshot> state = StateMetaInfo.operatorState(snapshots);
+        assertThat(state)
+                .containsKey("broadcast-build-row")
+                .doesNotContainKey("broadcast-build-rows");
+        assertBroadcastState(
+                state.get("broadcast-build-row"), KEY_SERIALIZER, BUILD_ROW_SERIALIZER);
+    }
+
+    @TestTemplate
+    void hashJoinRefusesToRestoreBuildSideKeptInOtherLayout() throws Exception {
+        OperatorSubtaskState joining = snapshotsWithStateOfEveryKind(hashJoin())[1];
+
+        try (JoinHarness harness = harness(hashJoin().layout(BuildSideLayout.ONE_ROW_PER_KEY))) {
             harness.initializeState(joining);
             assertThatThrownBy(harness::open)
                     .isInstanceOf(IllegalStateException.class)
@@ -225,185 +289,99 @@ class LateralSnapshotJoinStateLayoutTest extends LateralSnapshotJoinTestBase {
         }
     }
 
-    /**
-     * Savepoints of the earliest multiset layout kept every key's rows in the map only: a restore
-     * moves them into the current layout, inline or, past the bound, spilled.
-     */
     @TestTemplate
-    void restoresBuildRowsKeptInTheMapOnly() throws Exception {
-        restoresIntoTheCurrentLayout(snapshotOfStandIn(new MapLayoutStandIn(), buildRows()));
-    }
+    void broadcastJoinRefusesToRestoreBuildSideKeptInOtherLayout() throws Exception {
+        OperatorSubtaskState joining = snapshotsWithStateOfEveryKind(broadcastJoin())[1];
 
-    /**
-     * Savepoints of the layout before the current one kept a key's inline rows in a list state, and
-     * in that list the marker of a key spilled into the map: a restore moves them into the current
-     * layout and leaves the list empty, so that the next restore finds the current layout.
-     */
-    @TestTemplate
-    void restoresBuildRowsKeptInTheListLayout() throws Exception {
-        restoresIntoTheCurrentLayout(snapshotOfStandIn(new ListLayoutStandIn(), buildRows()));
-    }
-
-    /** Two equal rows of A, one of B, three of D, and rows of C past the inline bound. */
-    private static List<StreamRecord<RowData>> buildRows() {
-        List<StreamRecord<RowData>> rows = new ArrayList<>();
-        rows.add(insert("A", 1, 10));
-        rows.add(insert("A", 1, 10));
-        rows.add(insert("B", 2, 10));
-        rows.add(insert("D", 4, 10));
-        rows.add(insert("D", 5, 10));
-        rows.add(insert("D", 6, 10));
-        for (int rate = 0; rate <= MultisetBuildSideState.MAX_INLINE_ROWS; rate++) {
-            rows.add(insert("C", rate, 10));
+        try (JoinHarness harness =
+                harness(broadcastJoin().layout(BuildSideLayout.ONE_ROW_PER_KEY))) {
+            assertThatThrownBy(() -> harness.initializeState(joining))
+                    .hasStackTraceContaining(
+                            "the savepoint keeps it in state 'broadcast-build-rows', but this job"
+                                    + " keeps it as ONE_ROW_PER_KEY.");
         }
-        return rows;
     }
 
-    /** Restores a snapshot of {@link #buildRows}, deletes a row of B, C and D, and probes. */
-    private void restoresIntoTheCurrentLayout(OperatorSubtaskState snapshot) throws Exception {
-        int manyRows = MultisetBuildSideState.MAX_INLINE_ROWS + 1;
-        try (JoinHarness harness = harness(join())) {
+    @TestTemplate
+    void broadcastJoinRefusesToRestoreSnapshotOfTheHashJoin() throws Exception {
+        OperatorSubtaskState hashSnapshot = snapshotsWithStateOfEveryKind(hashJoin())[1];
+        try (JoinHarness harness = harness(broadcastJoin())) {
+            assertThatThrownBy(() -> harness.initializeState(hashSnapshot))
+                    .hasStackTraceContaining(
+                            "The LATERAL SNAPSHOT join cannot restore its build side: the"
+                                    + " savepoint was taken by a join that partitions both inputs"
+                                    + " by the join keys"
+                                    + " ('table.exec.lateral-snapshot.build-distribution' ="
+                                    + " 'hash'), but this job broadcasts the build side.");
+        }
+    }
+
+    @TestTemplate
+    void hashJoinRefusesToRestoreSnapshotOfTheBroadcastJoin() throws Exception {
+        OperatorSubtaskState broadcastSnapshot = snapshotsWithStateOfEveryKind(broadcastJoin())[1];
+        try (JoinHarness harness = harness(hashJoin())) {
+            assertThatThrownBy(() -> harness.initializeState(broadcastSnapshot))
+                    .hasStackTraceContaining(
+                            "The LATERAL SNAPSHOT join cannot restore its build side: the"
+                                    + " savepoint was taken by a join that broadcasts the build"
+                                    + " side ('table.exec.lateral-snapshot.build-distribution' ="
+                                    + " 'broadcast'), but this job partitions both inputs by the"
+                                    + " join keys.");
+        }
+    }
+
+    /**
+     * Builds before the spilled mark kept every key's rows in the spill map only; restored by this
+     * version, their rows would be invisible, so the restore fails and says what it found.
+     */
+    @TestTemplate
+    void hashJoinRefusesBuildRowsKeptInTheSpillMapWithoutTheMark() throws Exception {
+        OperatorSubtaskState snapshot =
+                snapshotOfKeyedState(
+                        store ->
+                                store.getMapState(
+                                                new MapStateDescriptor<>(
+                                                        "build-rows",
+                                                        InternalTypeInfo.of(BUILD_TYPE),
+                                                        Types.INT))
+                                        .put(buildRow("A", 1), 1));
+        try (JoinHarness harness = harness(hashJoin())) {
             harness.initializeState(snapshot);
-            harness.open();
-
-            assertThat(keys(harness, MultisetBuildSideState.LIST_STATE_NAME)).isEmpty();
-            assertThat(keys(harness, MultisetBuildSideState.STATE_NAME))
-                    .containsExactlyInAnyOrder("A", "B", "C", "D");
-            assertThat(keys(harness, MultisetBuildSideState.SPILLED_STATE_NAME))
-                    .containsExactly("C");
-            harness.processWatermark2(watermark(LOAD_COMPLETED_TIME));
-            harness.processElement2(delete("B", 2, 10));
-            harness.processElement2(delete("D", 5, 10));
-            harness.processElement2(delete("C", 0, 10));
-            harness.processWatermark2(watermark(LOAD_COMPLETED_TIME + 1));
-            harness.processElement1(probe("o1", "A"));
-            harness.processElement1(probe("o2", "B"));
-            harness.processElement1(probe("o3", "C"));
-            harness.processElement1(probe("o4", "D"));
-
-            assertThat(harness.takeOutput())
-                    .hasSize(2 + manyRows - 1 + 2)
-                    .startsWith(joined("o1", "A", 1, 10), joined("o1", "A", 1, 10))
-                    .doesNotContain(
-                            joined("o2", "B", 2, 10),
-                            joined("o3", "C", 0, 10),
-                            joined("o4", "D", 5, 10))
-                    .contains(joined("o3", "C", manyRows - 1, 10))
-                    .endsWith(joined("o4", "D", 4, 10), joined("o4", "D", 6, 10));
-            assertThat(harness.counter("numUnmatchedBuildRetractions")).isZero();
-        }
-    }
-
-    /** The keys of the current subtask that have a value in a keyed state. */
-    private static List<String> keys(JoinHarness harness, String stateName) {
-        try (Stream<Object> keys =
-                harness.getOperator()
-                        .getKeyedStateBackend()
-                        .getKeys(stateName, VoidNamespace.INSTANCE)) {
-            return keys.map(key -> ((RowData) key).getString(0).toString())
-                    .collect(Collectors.toList());
-        }
-    }
-
-    /** A snapshot of a stand-in for an earlier layout, which got the build rows. */
-    private OperatorSubtaskState snapshotOfStandIn(
-            TwoInputStreamOperator<RowData, RowData, RowData> standIn,
-            List<StreamRecord<RowData>> buildRows)
-            throws Exception {
-        JoinSpec spec = join();
-        try (KeyedTwoInputStreamOperatorTestHarness<RowData, RowData, RowData, RowData> harness =
-                new KeyedTwoInputStreamOperatorTestHarness<>(
-                        standIn,
-                        spec.probeKeySelector(),
-                        spec.buildKeySelector(),
-                        spec.probeKeySelector().getProducedType(),
-                        MAX_PARALLELISM,
-                        1,
-                        0)) {
-            harness.setStateBackend(createStateBackend());
-            harness.setup();
-            harness.open();
-            for (StreamRecord<RowData> row : buildRows) {
-                harness.processElement2(row);
-            }
-            return harness.snapshot(1L, 1L);
+            assertThatThrownBy(harness::open)
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessage(
+                            "The LATERAL SNAPSHOT join cannot restore its build side: the"
+                                    + " savepoint keeps build rows in state 'build-rows' for 1 key"
+                                    + " without the mark of a spilled key in state"
+                                    + " 'build-row-multiset'. This layout was never released;"
+                                    + " restore from a savepoint taken by a released version of"
+                                    + " this library, or start the job without one.");
         }
     }
 
     /**
-     * Keeps build rows as the layout before the current one did: per key a list of up to {@link
-     * MultisetBuildSideState#MAX_INLINE_ROWS} rows, or past that a map of row to count and in the
-     * list one marker row of kind {@code DELETE}.
+     * Builds before the current layout kept a key's rows in a list state, which it does not read.
      */
-    private static final class ListLayoutStandIn extends MapLayoutStandIn {
-        private static final long serialVersionUID = 1L;
-
-        private transient ListState<RowData> list;
-        private transient RowData marker;
-
-        @Override
-        public void open() throws Exception {
-            super.open();
-            InternalTypeInfo<RowData> buildType = InternalTypeInfo.of(BUILD_TYPE);
-            list =
-                    getKeyedStateStore()
-                            .getListState(new ListStateDescriptor<>("build-row-list", buildType));
-            GenericRowData nulls = new GenericRowData(BUILD_TYPE.getFieldCount());
-            nulls.setRowKind(RowKind.DELETE);
-            marker = buildType.toRowSerializer().toBinaryRow(nulls).copy();
-        }
-
-        @Override
-        public void processElement2(StreamRecord<RowData> element) throws Exception {
-            List<RowData> rows = new ArrayList<>();
-            list.get().forEach(rows::add);
-            if (rows.size() == 1 && rows.get(0).getRowKind() == RowKind.DELETE) {
-                countInMap(element.getValue());
-            } else if (rows.size() < MultisetBuildSideState.MAX_INLINE_ROWS) {
-                rows.add(element.getValue());
-                list.update(rows);
-            } else {
-                for (RowData row : rows) {
-                    countInMap(row);
-                }
-                countInMap(element.getValue());
-                list.update(List.of(marker));
-            }
-        }
-    }
-
-    /**
-     * Keeps build rows as the earlier multiset layout did, row to count in a map, and nothing else.
-     */
-    private static class MapLayoutStandIn extends AbstractStreamOperator<RowData>
-            implements TwoInputStreamOperator<RowData, RowData, RowData> {
-        private static final long serialVersionUID = 1L;
-
-        private transient MapState<RowData, Integer> rows;
-
-        @Override
-        public void open() throws Exception {
-            super.open();
-            rows =
-                    getKeyedStateStore()
-                            .getMapState(
-                                    new MapStateDescriptor<>(
-                                            "build-rows",
-                                            InternalTypeInfo.of(BUILD_TYPE),
-                                            Types.INT));
-        }
-
-        @Override
-        public void processElement1(StreamRecord<RowData> element) {}
-
-        @Override
-        public void processElement2(StreamRecord<RowData> element) throws Exception {
-            countInMap(element.getValue());
-        }
-
-        void countInMap(RowData row) throws Exception {
-            Integer count = rows.get(row);
-            rows.put(row, count == null ? 1 : count + 1);
+    @TestTemplate
+    void hashJoinRefusesBuildRowsKeptInAListLayout() throws Exception {
+        OperatorSubtaskState snapshot =
+                snapshotOfKeyedState(
+                        store ->
+                                store.getListState(
+                                                new ListStateDescriptor<>(
+                                                        "build-row-list",
+                                                        InternalTypeInfo.of(BUILD_TYPE)))
+                                        .add(buildRow("A", 1)));
+        try (JoinHarness harness = harness(hashJoin())) {
+            harness.initializeState(snapshot);
+            assertThatThrownBy(harness::open)
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessage(
+                            "The LATERAL SNAPSHOT join cannot restore its build side: the"
+                                    + " savepoint keeps build rows in state 'build-row-list', a"
+                                    + " layout that was never released and that this version does"
+                                    + " not read. Restore from a savepoint taken by a released"
+                                    + " version of this library, or start the job without one.");
         }
     }
 
@@ -414,9 +392,9 @@ class LateralSnapshotJoinStateLayoutTest extends LateralSnapshotJoinTestBase {
      */
     @TestTemplate
     void savepointCannotBeRestoredWithoutThisLibrary() throws Exception {
-        OperatorSubtaskState snapshot = snapshotsWithStateOfEveryKind(join())[1];
+        OperatorSubtaskState snapshot = snapshotsWithStateOfEveryKind(hashJoin())[1];
         ClassLoader withoutThisLibrary =
-                new ClassLoader(classLoader()) {
+                new ClassLoader(LateralSnapshotJoinStateLayoutTest.class.getClassLoader()) {
                     @Override
                     protected Class<?> loadClass(String name, boolean resolve)
                             throws ClassNotFoundException {
@@ -427,7 +405,7 @@ class LateralSnapshotJoinStateLayoutTest extends LateralSnapshotJoinTestBase {
                     }
                 };
 
-        assertThatThrownBy(() -> operatorStateMetaInfo(withoutThisLibrary, snapshot))
+        assertThatThrownBy(() -> StateMetaInfo.operatorState(withoutThisLibrary, snapshot))
                 .isInstanceOf(IOException.class)
                 .hasStackTraceContaining(
                         LateralSnapshotLibraryPhaseSerializer.Snapshot.class.getName());
@@ -439,7 +417,7 @@ class LateralSnapshotJoinStateLayoutTest extends LateralSnapshotJoinTestBase {
      */
     @TestTemplate
     void joinKeepingItsPhaseUnderFlink24sNameRefusesTheSavepoint() throws Exception {
-        OperatorSubtaskState snapshot = snapshotsWithStateOfEveryKind(join())[1];
+        OperatorSubtaskState snapshot = snapshotsWithStateOfEveryKind(hashJoin())[1];
         JoinSpec spec = join();
         try (KeyedTwoInputStreamOperatorTestHarness<RowData, RowData, RowData, RowData> harness =
                 new KeyedTwoInputStreamOperatorTestHarness<>(
@@ -475,7 +453,7 @@ class LateralSnapshotJoinStateLayoutTest extends LateralSnapshotJoinTestBase {
             context.getOperatorStateStore()
                     .getUnionListState(
                             new ListStateDescriptor<>(
-                                    UnionPhaseState.FLINK_2_4_STATE_NAME,
+                                    LateralSnapshotJoinStateNames.FLINK_2_4_PHASE,
                                     new EnumSerializer<>(Phase.class)));
         }
 
@@ -506,6 +484,59 @@ class LateralSnapshotJoinStateLayoutTest extends LateralSnapshotJoinTestBase {
         }
     }
 
+    /** A snapshot of the keyed state that an operator wrote for the key of build row A. */
+    private OperatorSubtaskState snapshotOfKeyedState(KeyedStateWriter writer) throws Exception {
+        JoinSpec spec = hashJoin();
+        try (KeyedTwoInputStreamOperatorTestHarness<RowData, RowData, RowData, RowData> harness =
+                new KeyedTwoInputStreamOperatorTestHarness<>(
+                        new KeyedStateWritingOperator(writer),
+                        spec.probeKeySelector(),
+                        spec.buildKeySelector(),
+                        spec.probeKeySelector().getProducedType(),
+                        MAX_PARALLELISM,
+                        1,
+                        0)) {
+            harness.setStateBackend(createStateBackend());
+            harness.setup();
+            harness.open();
+            harness.processElement2(insert("A", 1, 10));
+            return harness.snapshot(1L, 1L);
+        }
+    }
+
+    private static RowData buildRow(String currency, int rate) {
+        return InternalTypeInfo.of(BUILD_TYPE)
+                .toRowSerializer()
+                .toBinaryRow(GenericRowData.of(StringData.fromString(currency), rate, at(10)))
+                .copy();
+    }
+
+    /** Writes keyed state for the current key. */
+    @FunctionalInterface
+    private interface KeyedStateWriter extends Serializable {
+        void write(KeyedStateStore store) throws Exception;
+    }
+
+    /** Writes keyed state for the key of every build row, and does nothing else. */
+    private static final class KeyedStateWritingOperator extends AbstractStreamOperator<RowData>
+            implements TwoInputStreamOperator<RowData, RowData, RowData> {
+        private static final long serialVersionUID = 1L;
+
+        private final KeyedStateWriter writer;
+
+        KeyedStateWritingOperator(KeyedStateWriter writer) {
+            this.writer = writer;
+        }
+
+        @Override
+        public void processElement1(StreamRecord<RowData> element) {}
+
+        @Override
+        public void processElement2(StreamRecord<RowData> element) throws Exception {
+            writer.write(getKeyedStateStore());
+        }
+    }
+
     private static void assertKeyedState(
             StateMetaInfoSnapshot state,
             String kind,
@@ -513,83 +544,37 @@ class LateralSnapshotJoinStateLayoutTest extends LateralSnapshotJoinTestBase {
             TypeSerializer<?> valueSerializer) {
         assertThat(state.getBackendStateType()).isEqualTo(BackendStateType.KEY_VALUE);
         assertThat(state.getOption(CommonOptionsKeys.KEYED_STATE_TYPE)).isEqualTo(kind);
-        assertThat(serializer(state, CommonSerializerKeys.NAMESPACE_SERIALIZER))
+        assertThat(StateMetaInfo.serializer(state, CommonSerializerKeys.NAMESPACE_SERIALIZER))
                 .isEqualTo(namespaceSerializer);
-        assertThat(serializer(state, CommonSerializerKeys.VALUE_SERIALIZER))
+        assertThat(StateMetaInfo.serializer(state, CommonSerializerKeys.VALUE_SERIALIZER))
                 .isEqualTo(valueSerializer);
     }
 
     private static void assertTimers(StateMetaInfoSnapshot state, TimerSerializer<?, ?> timers) {
         assertThat(state.getBackendStateType()).isEqualTo(BackendStateType.PRIORITY_QUEUE);
-        assertThat(serializer(state, CommonSerializerKeys.VALUE_SERIALIZER)).isEqualTo(timers);
+        assertThat(StateMetaInfo.serializer(state, CommonSerializerKeys.VALUE_SERIALIZER))
+                .isEqualTo(timers);
     }
 
-    static TypeSerializer<?> serializer(StateMetaInfoSnapshot state, CommonSerializerKeys key) {
-        return state.getTypeSerializerSnapshot(key).restoreSerializer();
+    private static void assertListState(
+            StateMetaInfoSnapshot state, String distribution, TypeSerializer<?> valueSerializer) {
+        assertThat(state.getBackendStateType()).isEqualTo(BackendStateType.OPERATOR);
+        assertThat(state.getOption(CommonOptionsKeys.OPERATOR_STATE_DISTRIBUTION_MODE))
+                .isEqualTo(distribution);
+        assertThat(StateMetaInfo.serializer(state, CommonSerializerKeys.VALUE_SERIALIZER))
+                .isEqualTo(valueSerializer);
     }
 
-    static Map<String, StateMetaInfoSnapshot> operatorStateMetaInfo(
-            OperatorSubtaskState... snapshots) throws IOException {
-        return operatorStateMetaInfo(classLoader(), snapshots);
-    }
-
-    private static Map<String, StateMetaInfoSnapshot> operatorStateMetaInfo(
-            ClassLoader userCodeClassLoader, OperatorSubtaskState... snapshots) throws IOException {
-        Map<String, StateMetaInfoSnapshot> states = new HashMap<>();
-        for (OperatorStateHandle handle : managedOperatorState(snapshots)) {
-            OperatorBackendSerializationProxy proxy =
-                    new OperatorBackendSerializationProxy(userCodeClassLoader);
-            try (InputStream in = handle.openInputStream()) {
-                proxy.read(new DataInputViewStreamWrapper(in));
-            }
-            index(proxy.getOperatorStateMetaInfoSnapshots(), states);
-            index(proxy.getBroadcastStateMetaInfoSnapshots(), states);
-        }
-        return states;
-    }
-
-    /** The keyed state meta data, which full and incremental snapshots keep in other places. */
-    static Map<String, StateMetaInfoSnapshot> keyedStateMetaInfo(OperatorSubtaskState... snapshots)
-            throws IOException {
-        Map<String, StateMetaInfoSnapshot> states = new HashMap<>();
-        for (KeyedStateHandle handle : managedKeyedState(snapshots)) {
-            StreamStateHandle metaData;
-            if (handle instanceof IncrementalKeyedStateHandle) {
-                metaData = ((IncrementalKeyedStateHandle) handle).getMetaDataStateHandle();
-            } else {
-                metaData = (KeyGroupsStateHandle) handle;
-            }
-            KeyedBackendSerializationProxy<?> proxy =
-                    new KeyedBackendSerializationProxy<>(classLoader());
-            try (InputStream in = metaData.openInputStream()) {
-                proxy.read(new DataInputViewStreamWrapper(in));
-            }
-            index(proxy.getStateMetaInfoSnapshots(), states);
-        }
-        return states;
-    }
-
-    private static List<OperatorStateHandle> managedOperatorState(
-            OperatorSubtaskState... snapshots) {
-        return Arrays.stream(snapshots)
-                .flatMap(snapshot -> snapshot.getManagedOperatorState().stream())
-                .collect(Collectors.toList());
-    }
-
-    private static List<KeyedStateHandle> managedKeyedState(OperatorSubtaskState... snapshots) {
-        return Arrays.stream(snapshots)
-                .flatMap(snapshot -> snapshot.getManagedKeyedState().stream())
-                .collect(Collectors.toList());
-    }
-
-    private static void index(
-            List<StateMetaInfoSnapshot> snapshots, Map<String, StateMetaInfoSnapshot> states) {
-        for (StateMetaInfoSnapshot state : snapshots) {
-            states.put(state.getName(), state);
-        }
-    }
-
-    private static ClassLoader classLoader() {
-        return LateralSnapshotJoinStateLayoutTest.class.getClassLoader();
+    private static void assertBroadcastState(
+            StateMetaInfoSnapshot state,
+            TypeSerializer<?> keySerializer,
+            TypeSerializer<?> valueSerializer) {
+        assertThat(state.getBackendStateType()).isEqualTo(BackendStateType.BROADCAST);
+        assertThat(state.getOption(CommonOptionsKeys.OPERATOR_STATE_DISTRIBUTION_MODE))
+                .isEqualTo("BROADCAST");
+        assertThat(StateMetaInfo.serializer(state, CommonSerializerKeys.KEY_SERIALIZER))
+                .isEqualTo(keySerializer);
+        assertThat(StateMetaInfo.serializer(state, CommonSerializerKeys.VALUE_SERIALIZER))
+                .isEqualTo(valueSerializer);
     }
 }

@@ -14,8 +14,9 @@
 
 package dev.lateralsnapshot.planner.plan.nodes.exec.stream;
 
-import dev.lateralsnapshot.runtime.operators.join.snapshot.BroadcastLateralSnapshotJoinOperator;
 import dev.lateralsnapshot.runtime.operators.join.snapshot.BuildSideLayout;
+import dev.lateralsnapshot.runtime.operators.join.snapshot.LateralSnapshotJoinOperator;
+import dev.lateralsnapshot.runtime.operators.join.snapshot.broadcast.BroadcastDistribution;
 
 import org.apache.flink.FlinkVersion;
 import org.apache.flink.api.dag.Transformation;
@@ -32,10 +33,8 @@ import org.apache.flink.table.planner.plan.nodes.exec.spec.JoinSpec;
 import org.apache.flink.table.planner.plan.nodes.exec.utils.ExecNodeUtil;
 import org.apache.flink.table.planner.plan.utils.KeySelectorUtil;
 import org.apache.flink.table.runtime.keyselector.RowDataKeySelector;
-import org.apache.flink.table.runtime.operators.join.FlinkJoinType;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.logical.RowType;
-import org.apache.flink.table.types.logical.utils.LogicalTypeChecks;
 
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.annotation.JsonCreator;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.annotation.JsonIgnore;
@@ -52,10 +51,10 @@ import static org.apache.flink.util.Preconditions.checkArgument;
 /**
  * Translates a LATERAL SNAPSHOT join whose build side is broadcast ({@code
  * table.exec.lateral-snapshot.build-distribution} = {@code broadcast}) into a non-keyed two-input
- * transformation running {@link BroadcastLateralSnapshotJoinOperator}: input 1 is the probe side,
- * taken as it arrives, input 2 the build side, sent to every subtask. The join runs at the
- * parallelism of the probe input, with or without equality keys; the operator finds the build rows
- * of a probe row with the key selectors of the equality keys itself.
+ * transformation running {@link LateralSnapshotJoinOperator} with a {@link BroadcastDistribution}:
+ * input 1 is the probe side, taken as it arrives, input 2 the build side, sent to every subtask.
+ * The join runs at the parallelism of the probe input, with or without equality keys; the operator
+ * finds the build rows of a probe row with the key selectors of the equality keys itself.
  *
  * <h2>Compiled plans</h2>
  *
@@ -276,23 +275,17 @@ public class StreamExecLateralSnapshotBroadcastJoin extends StreamExecLateralSna
         RowDataKeySelector buildKeySelector =
                 KeySelectorUtil.getRowDataSelector(
                         classLoader, joinSpec.getRightKeys(), InternalTypeInfo.of(buildType));
-        BroadcastLateralSnapshotJoinOperator operator =
-                new BroadcastLateralSnapshotJoinOperator(
-                        InternalTypeInfo.of(probeType),
-                        InternalTypeInfo.of(buildType),
-                        probeKeySelector,
-                        buildKeySelector,
-                        generateNonEquiCondition(config, classLoader, probeType, buildType),
-                        joinSpec.getJoinType() == FlinkJoinType.LEFT,
-                        joinSpec.getFilterNulls(),
-                        getBuildSideLayout(),
-                        getBuildTimeIndex(),
-                        LogicalTypeChecks.getPrecision(buildType.getTypeAt(getBuildTimeIndex())),
-                        getLoadCompletedTime(),
-                        getLoadCompletedIdleTimeout(),
-                        getStateTtl(),
-                        buildRowsWarningThreshold);
-        operator.setFusedCalc(generateFusedCalc(config, classLoader, probeType, buildType));
+        LateralSnapshotJoinOperator operator =
+                new LateralSnapshotJoinOperator(
+                        operatorParameters(
+                                config,
+                                classLoader,
+                                probeType,
+                                buildType,
+                                new BroadcastDistribution(
+                                        probeKeySelector,
+                                        buildKeySelector,
+                                        buildRowsWarningThreshold)));
 
         Transformation<RowData> probeTransform =
                 (Transformation<RowData>) probeEdge.translateToPlan(planner);

@@ -17,8 +17,11 @@ package dev.lateralsnapshot.planner.plan.nodes.exec.stream;
 import dev.lateralsnapshot.planner.internal.CalcFunctions;
 import dev.lateralsnapshot.planner.internal.ExecNodeCompilation;
 import dev.lateralsnapshot.planner.internal.ExecNodeContexts;
+import dev.lateralsnapshot.runtime.operators.join.snapshot.BuildSideDistribution;
 import dev.lateralsnapshot.runtime.operators.join.snapshot.BuildSideLayout;
 import dev.lateralsnapshot.runtime.operators.join.snapshot.LateralSnapshotJoinOperator;
+import dev.lateralsnapshot.runtime.operators.join.snapshot.LateralSnapshotJoinParameters;
+import dev.lateralsnapshot.runtime.operators.join.snapshot.keyed.HashDistribution;
 
 import org.apache.flink.FlinkVersion;
 import org.apache.flink.api.common.functions.FlatMapFunction;
@@ -474,11 +477,40 @@ public class StreamExecLateralSnapshotJoin extends ExecNodeBase<RowData>
     }
 
     /**
+     * The operator's parameters for this join over inputs of the given types, with the build side
+     * distributed as given.
+     */
+    protected final LateralSnapshotJoinParameters operatorParameters(
+            ExecNodeConfig config,
+            ClassLoader classLoader,
+            RowType probeType,
+            RowType buildType,
+            BuildSideDistribution distribution) {
+        return LateralSnapshotJoinParameters.builder(
+                        InternalTypeInfo.of(probeType),
+                        InternalTypeInfo.of(buildType),
+                        distribution)
+                .buildSideLayout(buildSideLayout)
+                .condition(generateNonEquiCondition(config, classLoader, probeType, buildType))
+                .leftOuterJoin(joinSpec.getJoinType() == FlinkJoinType.LEFT)
+                .filterNullKeys(joinSpec.getFilterNulls())
+                .buildTime(
+                        rightTimeAttributeIndex,
+                        LogicalTypeChecks.getPrecision(
+                                buildType.getTypeAt(rightTimeAttributeIndex)))
+                .loadCompletedTime(loadCompletedTime)
+                .loadCompletedIdleTimeout(getLoadCompletedIdleTimeout())
+                .stateTtl(getStateTtl())
+                .fusedCalc(generateFusedCalc(config, classLoader, probeType, buildType))
+                .build();
+    }
+
+    /**
      * The function of the fused calc; null when none is fused. Its input is the joined row: the
      * probe row's columns, then the build row's, which a LEFT join pads with nulls.
      */
     @Nullable
-    protected GeneratedFunction<FlatMapFunction<RowData, RowData>> generateFusedCalc(
+    private GeneratedFunction<FlatMapFunction<RowData, RowData>> generateFusedCalc(
             ExecNodeConfig config, ClassLoader classLoader, RowType probeType, RowType buildType) {
         if (fusedProjection == null) {
             return null;
@@ -509,7 +541,7 @@ public class StreamExecLateralSnapshotJoin extends ExecNodeBase<RowData>
      * The non-equality part of the condition; null when there is none, which the operator skips.
      */
     @Nullable
-    protected GeneratedJoinCondition generateNonEquiCondition(
+    private GeneratedJoinCondition generateNonEquiCondition(
             ExecNodeConfig config, ClassLoader classLoader, RowType probeType, RowType buildType) {
         return joinSpec.getNonEquiCondition().isPresent()
                 ? JoinUtil.generateConditionFunction(
@@ -526,24 +558,10 @@ public class StreamExecLateralSnapshotJoin extends ExecNodeBase<RowData>
         RowType probeType = (RowType) probeEdge.getOutputType();
         RowType buildType = (RowType) buildEdge.getOutputType();
         ClassLoader classLoader = planner.getFlinkContext().getClassLoader();
-
-        GeneratedJoinCondition nonEquiCondition =
-                generateNonEquiCondition(config, classLoader, probeType, buildType);
         LateralSnapshotJoinOperator operator =
                 new LateralSnapshotJoinOperator(
-                        InternalTypeInfo.of(probeType),
-                        InternalTypeInfo.of(buildType),
-                        nonEquiCondition,
-                        joinSpec.getJoinType() == FlinkJoinType.LEFT,
-                        joinSpec.getFilterNulls(),
-                        buildSideLayout,
-                        rightTimeAttributeIndex,
-                        LogicalTypeChecks.getPrecision(
-                                buildType.getTypeAt(rightTimeAttributeIndex)),
-                        loadCompletedTime,
-                        getLoadCompletedIdleTimeout(),
-                        getStateTtl());
-        operator.setFusedCalc(generateFusedCalc(config, classLoader, probeType, buildType));
+                        operatorParameters(
+                                config, classLoader, probeType, buildType, new HashDistribution()));
 
         Transformation<RowData> probeTransform =
                 (Transformation<RowData>) probeEdge.translateToPlan(planner);

@@ -1,0 +1,255 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package dev.lateralsnapshot.runtime.operators.join.snapshot.keyed;
+
+import dev.lateralsnapshot.runtime.operators.join.snapshot.LateralSnapshotJoinStateNames;
+import dev.lateralsnapshot.runtime.operators.join.snapshot.ProbeBuffer;
+import dev.lateralsnapshot.runtime.operators.join.snapshot.UnionLongState;
+
+import org.apache.flink.api.common.state.KeyedStateStore;
+import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.api.common.state.MapStateDescriptor;
+import org.apache.flink.api.common.state.OperatorStateStore;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.runtime.state.KeyedStateBackend;
+import org.apache.flink.streaming.api.operators.KeyContext;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+
+import javax.annotation.Nullable;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.Set;
+
+/**
+ * The probe rows buffered in the load phase, and during the drain at the flip behind the rows of
+ * their key, in keyed state under the current key. A key's rows are kept by a sequence number, not
+ * in a list: the drain then streams them from the state backend instead of reading a hot key's
+ * whole buffer into memory, and takes them out one by one, so that a checkpoint between two slices
+ * of the drain keeps exactly the rows not joined yet.
+ */
+final class KeyedProbeBuffer implements ProbeBuffer {
+
+    private final UnionLongState sequenceState;
+
+    /** The next sequence number; unique in the subtask and, after a restore, above all restored. */
+    private long sequence;
+
+    private KeyedStateBackend<Object> backend;
+    private KeyContext keys;
+    private MapState<Long, RowData> rows;
+
+    /** Whether the state backend iterates a key's rows in the order of their sequence numbers. */
+    private boolean iteratesInOrder;
+
+    /** The drain under way; null when none is. */
+    @Nullable private KeyedDrain drain;
+
+    /** Called from the operator's {@code initializeState}, where the operator state is. */
+    KeyedProbeBuffer(OperatorStateStore operatorState) throws Exception {
+        this.sequenceState =
+                new UnionLongState(
+                        operatorState, LateralSnapshotJoinStateNames.PROBE_BUFFER_SEQUENCE);
+        this.sequence = sequenceState.max(0);
+    }
+
+    /** Called from the operator's {@code open}. */
+    void open(
+            KeyedStateBackend<Object> backend,
+            KeyedStateStore store,
+            KeyContext keys,
+            InternalTypeInfo<RowData> probeType,
+            StateBackendKind backendKind) {
+        this.backend = backend;
+        this.keys = keys;
+        this.rows =
+                store.getMapState(
+                        new MapStateDescriptor<>(
+                                LateralSnapshotJoinStateNames.PROBE_BUFFER, Types.LONG, probeType));
+        // Big-endian sequence numbers come in ascending order from a backend that iterates map
+        // entries in the order of their serialized keys.
+        this.iteratesInOrder = backendKind == StateBackendKind.SERIALIZED_IN_KEY_ORDER;
+    }
+
+    void snapshot() throws Exception {
+        sequenceState.update(sequence);
+    }
+
+    @Override
+    public void add(RowData probeRow) throws Exception {
+        rows.put(sequence++, probeRow);
+        if (drain != null) {
+            drain.added();
+        }
+    }
+
+    @Override
+    public boolean isEmpty() {
+        return !KeyedStateKeys.hasKeys(backend, LateralSnapshotJoinStateNames.PROBE_BUFFER);
+    }
+
+    @Override
+    public Drain startDrain() {
+        drain = new KeyedDrain();
+        return drain;
+    }
+
+    /**
+     * The current key's rows in the order they were added, each removed from the buffer when the
+     * iterator returns it. The iterator stays usable when other keys are set in between; the caller
+     * sets this key again before it calls it. Rows added after this call may or may not be
+     * returned: take again for those it did not return.
+     */
+    private Iterator<RowData> takeRowsOfKey() throws Exception {
+        if (iteratesInOrder) {
+            return new RemovingIterator(rows.iterator(), true);
+        }
+        // A hash map iterates in no order, and fails when rows are added while it runs: take the
+        // entries out of it, which on the heap are only references, and sort them.
+        List<Map.Entry<Long, RowData>> entries = new ArrayList<>();
+        for (Map.Entry<Long, RowData> entry : rows.entries()) {
+            entries.add(Map.entry(entry.getKey(), entry.getValue()));
+        }
+        entries.sort(Map.Entry.comparingByKey(Comparator.naturalOrder()));
+        return new RemovingIterator(entries.iterator(), false);
+    }
+
+    /**
+     * Drains key by key, in the order the state backend lists the keys with buffered rows when the
+     * drain starts. A key counts one row of the budget on top of its rows.
+     */
+    private final class KeyedDrain implements Drain {
+
+        /** The keys with buffered probe rows that the drain has not started on. */
+        private final Iterator<Object> keysToDrain;
+
+        private final Set<Object> waitingKeys;
+
+        @Nullable private Object drainingKey;
+        @Nullable private Iterator<RowData> drainingRows;
+
+        /** Whether probe rows were buffered for the draining key after its rows were taken. */
+        private boolean drainingKeyGrew;
+
+        KeyedDrain() {
+            waitingKeys =
+                    new LinkedHashSet<>(
+                            KeyedStateKeys.keysOf(
+                                    backend, LateralSnapshotJoinStateNames.PROBE_BUFFER));
+            keysToDrain = waitingKeys.iterator();
+        }
+
+        @Override
+        public boolean holdsCurrentKey() {
+            Object key = keys.getCurrentKey();
+            return key.equals(drainingKey) || waitingKeys.contains(key);
+        }
+
+        /** A row of the current key was buffered. */
+        void added() {
+            if (keys.getCurrentKey().equals(drainingKey)) {
+                drainingKeyGrew = true;
+            }
+        }
+
+        @Override
+        public boolean drain(long budget, long nanos, DrainedRows joiner) throws Exception {
+            long start = System.nanoTime();
+            long spent = 0;
+            while (true) {
+                boolean sameKey = drainingRows != null;
+                if (drainingRows == null) {
+                    if (!keysToDrain.hasNext()) {
+                        drain = null;
+                        return true;
+                    }
+                    drainingKey = keysToDrain.next();
+                    keysToDrain.remove();
+                    keys.setCurrentKey(drainingKey);
+                    drainingRows = takeRowsOfKey();
+                    drainingKeyGrew = false;
+                    spent++;
+                } else {
+                    keys.setCurrentKey(drainingKey);
+                }
+                while (drainingRows.hasNext()) {
+                    spent += joiner.join(drainingRows.next(), (RowData) drainingKey, sameKey);
+                    sameKey = true;
+                    if (spent >= budget || System.nanoTime() - start >= nanos) {
+                        return false;
+                    }
+                }
+                if (drainingKeyGrew) {
+                    // Rows of this key came while it drained: they follow the others.
+                    drainingRows = takeRowsOfKey();
+                    drainingKeyGrew = false;
+                } else {
+                    drainingKey = null;
+                    drainingRows = null;
+                }
+                if (spent >= budget || System.nanoTime() - start >= nanos) {
+                    return false;
+                }
+            }
+        }
+    }
+
+    /** Returns the rows of entries and removes each from the state when it returns it. */
+    private final class RemovingIterator implements Iterator<RowData> {
+        private final Iterator<Map.Entry<Long, RowData>> entries;
+
+        /**
+         * Whether the entries are the state's own, removed through their iterator: RocksDB's map
+         * iterator reads on after the last entry it returned, and skips one more when that entry
+         * was removed other than through it.
+         */
+        private final boolean ofState;
+
+        RemovingIterator(Iterator<Map.Entry<Long, RowData>> entries, boolean ofState) {
+            this.entries = entries;
+            this.ofState = ofState;
+        }
+
+        @Override
+        public boolean hasNext() {
+            return entries.hasNext();
+        }
+
+        @Override
+        public RowData next() {
+            if (!entries.hasNext()) {
+                throw new NoSuchElementException();
+            }
+            Map.Entry<Long, RowData> entry = entries.next();
+            RowData row = entry.getValue();
+            try {
+                if (ofState) {
+                    entries.remove();
+                } else {
+                    rows.remove(entry.getKey());
+                }
+            } catch (Exception e) {
+                throw new IllegalStateException("Could not remove a drained probe row.", e);
+            }
+            return row;
+        }
+    }
+}

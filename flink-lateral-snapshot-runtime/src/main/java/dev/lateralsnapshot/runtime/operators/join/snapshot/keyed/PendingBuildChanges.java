@@ -1,0 +1,200 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package dev.lateralsnapshot.runtime.operators.join.snapshot.keyed;
+
+import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.runtime.state.KeyedStateBackend;
+import org.apache.flink.runtime.state.internal.InternalListState;
+import org.apache.flink.table.data.RowData;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+/**
+ * The build changes that wait for the build watermark to pass their time, per key and time, in
+ * arrival order; {@link KeyedBuildChanges} registers a timer per key and time, which takes them,
+ * and sets the key before every call.
+ *
+ * <p>A change waits about one watermark interval, so few wait at a time and most never see a
+ * snapshot. They wait on the heap, and go into keyed state only when the operator takes a snapshot
+ * ({@link #writeToState}), or when more than {@link #MAX_HEAP_ROWS} wait (a build side loaded under
+ * a watermark far behind its rows): a change between two snapshots then costs no state access of
+ * its own (on RocksDB it cost an append, and a get and a delete when taken). While the state holds
+ * none, taking reads no state either.
+ *
+ * <p>The rows of a key and time that are in the state arrived before those on the heap: a key and
+ * time that waits on the heap gets its later rows there too, and when it goes into the state, its
+ * rows are appended behind the ones already there. The heap keeps the rows it is given, as the heap
+ * state backend does; they leave the heap when they go into the state, so the two never share a
+ * row.
+ */
+final class PendingBuildChanges {
+
+    /** Past this many rows waiting on the heap, further rows wait in keyed state. */
+    static final int MAX_HEAP_ROWS = 100_000;
+
+    private final KeyedStateBackend<Object> backend;
+
+    /** Per key and namespaced by the change time, like the timers. */
+    private final InternalListState<Object, Long, RowData> state;
+
+    private final String stateName;
+
+    private final int maxHeapRows;
+
+    private final Map<KeyAndTime, List<RowData>> heap = new HashMap<>();
+
+    private int heapRows;
+
+    /** The rows in the keyed state; exact, so that at 0 taking reads no state. */
+    private long stateRows;
+
+    /**
+     * A key and a change time. Keys are compared with {@code equals}, as the heap backend and its
+     * timers compare them; they are the key selector's binary rows, and a restore's.
+     */
+    private static final class KeyAndTime {
+        final Object key;
+        final long time;
+
+        KeyAndTime(Object key, long time) {
+            this.key = key;
+            this.time = time;
+        }
+
+        @Override
+        public boolean equals(Object other) {
+            if (!(other instanceof KeyAndTime)) {
+                return false;
+            }
+            KeyAndTime that = (KeyAndTime) other;
+            return time == that.time && key.equals(that.key);
+        }
+
+        @Override
+        public int hashCode() {
+            return 31 * key.hashCode() + Long.hashCode(time);
+        }
+    }
+
+    PendingBuildChanges(
+            KeyedStateBackend<Object> backend,
+            InternalListState<Object, Long, RowData> state,
+            String stateName) {
+        this(backend, state, stateName, MAX_HEAP_ROWS);
+    }
+
+    /** With another bound of the rows on the heap, for tests. */
+    PendingBuildChanges(
+            KeyedStateBackend<Object> backend,
+            InternalListState<Object, Long, RowData> state,
+            String stateName,
+            int maxHeapRows) {
+        this.backend = backend;
+        this.state = state;
+        this.stateName = stateName;
+        this.maxHeapRows = maxHeapRows;
+    }
+
+    /** Counts the rows a restore brought back into the state, which stay there until taken. */
+    void readRestored() throws Exception {
+        List<Tuple2<Object, Long>> keysAndTimes;
+        try (Stream<Tuple2<Object, Long>> stream = backend.getKeysAndNamespaces(stateName)) {
+            keysAndTimes = stream.collect(Collectors.toList());
+        }
+        for (Tuple2<Object, Long> keyAndTime : keysAndTimes) {
+            backend.setCurrentKey(keyAndTime.f0);
+            state.setCurrentNamespace(keyAndTime.f1);
+            Iterable<RowData> rows = state.get();
+            if (rows != null) {
+                for (RowData ignored : rows) {
+                    stateRows++;
+                }
+            }
+        }
+    }
+
+    /** Adds a change of the current key behind the others of its time. */
+    void add(long time, RowData change) throws Exception {
+        KeyAndTime at = new KeyAndTime(backend.getCurrentKey(), time);
+        if (heapRows < maxHeapRows) {
+            heap.computeIfAbsent(at, ignored -> new ArrayList<>(2)).add(change);
+            heapRows++;
+            return;
+        }
+        List<RowData> rows = heap.remove(at);
+        if (rows == null) {
+            rows = new ArrayList<>(1);
+        } else {
+            heapRows -= rows.size();
+        }
+        rows.add(change);
+        state.setCurrentNamespace(time);
+        state.addAll(rows);
+        stateRows += rows.size();
+    }
+
+    /** Removes and returns the changes of the current key and the time, in arrival order. */
+    List<RowData> take(long time) throws Exception {
+        List<RowData> onHeap =
+                heap.isEmpty() ? null : heap.remove(new KeyAndTime(backend.getCurrentKey(), time));
+        if (onHeap != null) {
+            heapRows -= onHeap.size();
+        }
+        if (stateRows == 0) {
+            return onHeap == null ? Collections.emptyList() : onHeap;
+        }
+        state.setCurrentNamespace(time);
+        Iterable<RowData> inState = state.get();
+        if (inState == null) {
+            return onHeap == null ? Collections.emptyList() : onHeap;
+        }
+        List<RowData> taken = new ArrayList<>();
+        inState.forEach(taken::add);
+        state.clear();
+        stateRows -= taken.size();
+        if (onHeap != null) {
+            taken.addAll(onHeap);
+        }
+        return taken;
+    }
+
+    /**
+     * Moves the rows on the heap into keyed state; called when the operator takes a snapshot,
+     * before the state backend takes its own.
+     */
+    void writeToState() throws Exception {
+        if (heap.isEmpty()) {
+            return;
+        }
+        Object currentKey = backend.getCurrentKey();
+        for (Map.Entry<KeyAndTime, List<RowData>> entry : heap.entrySet()) {
+            backend.setCurrentKey(entry.getKey().key);
+            state.setCurrentNamespace(entry.getKey().time);
+            state.addAll(entry.getValue());
+            stateRows += entry.getValue().size();
+        }
+        heap.clear();
+        heapRows = 0;
+        if (currentKey != null) {
+            backend.setCurrentKey(currentKey);
+        }
+    }
+}

@@ -1,0 +1,95 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package dev.lateralsnapshot.runtime.operators.join.snapshot.keyed;
+
+import dev.lateralsnapshot.runtime.operators.join.snapshot.LateralSnapshotJoinStateNames;
+
+import org.apache.flink.api.common.state.KeyedStateStore;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.runtime.state.KeyedStateBackend;
+import org.apache.flink.streaming.api.operators.KeyContext;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+
+import javax.annotation.Nullable;
+
+/**
+ * At most one build row per join key: the equality keys contain a unique key of the build input. A
+ * probe row costs one state read. Inserts and updates replace the row; a retraction removes it
+ * without comparing, because under a unique key it can only refer to the current row, and an upsert
+ * delete may carry nothing but the key.
+ */
+final class SingleRowBuildSideState extends KeyedBuildSideState {
+
+    private final ValueState<RowData> row;
+
+    SingleRowBuildSideState(
+            KeyedStateStore store,
+            InternalTypeInfo<RowData> buildType,
+            @Nullable KeyContext indexKeys,
+            boolean stampKeys) {
+        this.row =
+                indexed(
+                        store.getState(
+                                new ValueStateDescriptor<>(
+                                        LateralSnapshotJoinStateNames.BUILD_ROW, buildType)),
+                        indexKeys,
+                        stampKeys);
+    }
+
+    @Override
+    String stateName() {
+        return LateralSnapshotJoinStateNames.BUILD_ROW;
+    }
+
+    /** Every form of this layout is the one it reads. */
+    @Override
+    void checkRestoredLayout(KeyedStateBackend<Object> backend, KeyContext keys) {}
+
+    @Override
+    public void add(RowData newRow) throws Exception {
+        row.update(newRow);
+    }
+
+    @Override
+    public boolean retract(RowData oldRow) throws Exception {
+        if (row.value() == null) {
+            return false;
+        }
+        row.clear();
+        return true;
+    }
+
+    @Override
+    public boolean visitRows(RowVisitor visitor) throws Exception {
+        return visitSingleRow(row.value(), visitor);
+    }
+
+    @Override
+    public KeyRows readRows() throws Exception {
+        return singleRow(row.value());
+    }
+
+    @Override
+    public boolean isEmpty() throws Exception {
+        return row.value() == null;
+    }
+
+    @Override
+    public void clear() {
+        row.clear();
+    }
+}

@@ -1,0 +1,188 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package dev.lateralsnapshot.runtime.operators.join.snapshot.keyed;
+
+import dev.lateralsnapshot.runtime.operators.join.snapshot.BackendTestBase;
+import dev.lateralsnapshot.runtime.operators.join.snapshot.LateralSnapshotJoinStateNames;
+
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.typeutils.base.LongSerializer;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.runtime.state.KeyedStateBackend;
+import org.apache.flink.runtime.state.internal.InternalListState;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+
+import org.junit.jupiter.api.TestTemplate;
+
+import javax.annotation.Nullable;
+
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The pending build changes on their own, in the keyed state of a {@link KeyedStateHost}, on every
+ * state backend. The join's use of them is in {@link LateralSnapshotJoinBuildSideTest}; here the
+ * rows waiting on the heap are checked against the state a snapshot writes.
+ */
+class PendingBuildChangesTest extends BackendTestBase {
+
+    @TestTemplate
+    void takesTheRowsOfTheCurrentKeyAndTimeInArrivalOrder() throws Exception {
+        try (Host host = host(PendingBuildChanges.MAX_HEAP_ROWS)) {
+            host.add("A", 1, 10);
+            host.add("B", 2, 10);
+            host.add("A", 3, 10);
+            host.add("A", 4, 11);
+
+            assertThat(host.take("A", 10)).containsExactly("+I(A,1,10)", "+I(A,3,10)");
+            assertThat(host.take("A", 10)).isEmpty();
+            assertThat(host.take("B", 11)).isEmpty();
+            assertThat(host.take("A", 11)).containsExactly("+I(A,4,11)");
+            assertThat(host.take("B", 10)).containsExactly("+I(B,2,10)");
+        }
+    }
+
+    @TestTemplate
+    void changesBetweenSnapshotsTouchNoState() throws Exception {
+        try (Host host = host(PendingBuildChanges.MAX_HEAP_ROWS)) {
+            host.add("A", 1, 10);
+            host.add("B", 2, 10);
+            assertThat(host.take("A", 10)).containsExactly("+I(A,1,10)");
+            assertThat(host.take("C", 10)).isEmpty();
+            assertThat(host.take("B", 10)).containsExactly("+I(B,2,10)");
+            host.pending.writeToState();
+
+            assertThat(host.stateCalls).hasValue(0);
+        }
+    }
+
+    @TestTemplate
+    void rowsOfAKeyAndTimeInTheStateComeBeforeThoseOnTheHeap() throws Exception {
+        try (Host host = host(PendingBuildChanges.MAX_HEAP_ROWS)) {
+            host.add("A", 1, 10);
+            host.pending.writeToState();
+            host.add("A", 2, 10);
+
+            assertThat(host.take("A", 10)).containsExactly("+I(A,1,10)", "+I(A,2,10)");
+            assertThat(host.take("A", 10)).isEmpty();
+        }
+    }
+
+    @TestTemplate
+    void rowsPastTheBoundWaitInTheStateInArrivalOrder() throws Exception {
+        try (Host host = host(2)) {
+            host.add("A", 1, 10);
+            host.add("B", 2, 10);
+            // The heap is full: A's row on the heap goes into the state, and this one behind it.
+            host.add("A", 3, 10);
+            host.add("C", 4, 10);
+            host.add("D", 5, 10);
+            assertThat(host.stateCalls.get()).isPositive();
+
+            assertThat(host.take("A", 10)).containsExactly("+I(A,1,10)", "+I(A,3,10)");
+            assertThat(host.take("D", 10)).containsExactly("+I(D,5,10)");
+            assertThat(host.take("C", 10)).containsExactly("+I(C,4,10)");
+            assertThat(host.take("B", 10)).containsExactly("+I(B,2,10)");
+            assertThat(host.take("A", 10)).isEmpty();
+        }
+    }
+
+    @TestTemplate
+    void takesTheRowsASnapshotWroteAfterARestore() throws Exception {
+        OperatorSubtaskState snapshot;
+        try (Host host = host(PendingBuildChanges.MAX_HEAP_ROWS)) {
+            host.add("A", 1, 10);
+            host.add("B", 2, 11);
+            host.pending.writeToState();
+            host.add("A", 3, 10);
+            host.pending.writeToState();
+            // Not written: the operator writes at every snapshot, this host's snapshot does not.
+            host.add("C", 4, 12);
+            snapshot = host.keyed.harness.snapshot(1L, 1L);
+        }
+
+        try (Host host = restoredHost(snapshot)) {
+            host.pending.readRestored();
+            assertThat(host.take("C", 12)).isEmpty();
+            assertThat(host.take("A", 10)).containsExactly("+I(A,1,10)", "+I(A,3,10)");
+            assertThat(host.take("B", 11)).containsExactly("+I(B,2,11)");
+            // Every restored row is taken: taking reads no state any more.
+            host.stateCalls.set(0);
+            assertThat(host.take("B", 11)).isEmpty();
+            assertThat(host.stateCalls).hasValue(0);
+        }
+    }
+
+    private Host host(int maxHeapRows) throws Exception {
+        return new Host(new KeyedStateHost(createStateBackend(), null), maxHeapRows);
+    }
+
+    private Host restoredHost(@Nullable OperatorSubtaskState snapshot) throws Exception {
+        return new Host(
+                new KeyedStateHost(createStateBackend(), snapshot),
+                PendingBuildChanges.MAX_HEAP_ROWS);
+    }
+
+    /** The pending changes in the keyed state of a {@link KeyedStateHost}. */
+    private static final class Host implements AutoCloseable {
+        final KeyedStateHost keyed;
+        final AtomicInteger stateCalls = new AtomicInteger();
+        final PendingBuildChanges pending;
+
+        @SuppressWarnings("unchecked")
+        Host(KeyedStateHost keyed, int maxHeapRows) throws Exception {
+            this.keyed = keyed;
+            KeyedStateBackend<Object> backend = keyed.operator.getKeyedStateBackend();
+            InternalListState<Object, Long, RowData> state =
+                    (InternalListState<Object, Long, RowData>)
+                            backend.getOrCreateKeyedState(
+                                    LongSerializer.INSTANCE,
+                                    new ListStateDescriptor<>(
+                                            LateralSnapshotJoinStateNames.PENDING_BUILD_CHANGES,
+                                            InternalTypeInfo.of(BUILD_TYPE)));
+            this.pending =
+                    new PendingBuildChanges(
+                            backend,
+                            KeyedStateHost.proxy(
+                                    InternalListState.class,
+                                    state,
+                                    (method, result) -> {
+                                        stateCalls.incrementAndGet();
+                                        return result;
+                                    }),
+                            LateralSnapshotJoinStateNames.PENDING_BUILD_CHANGES,
+                            maxHeapRows);
+        }
+
+        /** Adds the insert of a build row of this currency and rate under the row's time. */
+        void add(String currency, int rate, long time) throws Exception {
+            keyed.setKey(currency);
+            pending.add(time, insert(currency, rate, time).getValue());
+        }
+
+        List<String> take(String currency, long time) throws Exception {
+            keyed.setKey(currency);
+            return KeyedStateHost.text(pending.take(time));
+        }
+
+        @Override
+        public void close() throws Exception {
+            keyed.close();
+        }
+    }
+}
