@@ -14,12 +14,15 @@
 
 package dev.lateralsnapshot.planner.plan.nodes.exec.stream;
 
+import dev.lateralsnapshot.planner.internal.ExecNodeContexts;
+import dev.lateralsnapshot.planner.plan.nodes.exec.spec.SnapshotJoinSpec;
 import dev.lateralsnapshot.runtime.operators.join.snapshot.BuildSideLayout;
 import dev.lateralsnapshot.runtime.operators.join.snapshot.LateralSnapshotJoinOperator;
 import dev.lateralsnapshot.runtime.operators.join.snapshot.broadcast.BroadcastDistribution;
 
 import org.apache.flink.FlinkVersion;
 import org.apache.flink.api.dag.Transformation;
+import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.streaming.api.transformations.PartitionTransformation;
 import org.apache.flink.streaming.runtime.partitioner.BroadcastPartitioner;
@@ -39,8 +42,6 @@ import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.annotation.JsonCreator;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.annotation.JsonIgnore;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.annotation.JsonProperty;
-
-import org.apache.calcite.rex.RexNode;
 
 import javax.annotation.Nullable;
 
@@ -97,40 +98,28 @@ public class StreamExecLateralSnapshotBroadcastJoin extends StreamExecLateralSna
     /**
      * The node of a planned join.
      *
-     * @param loadCompletedTimeGiven whether the query gave {@code load_completed_time}, rather than
-     *     the time of planning
-     * @param loadCompletedIdleTimeout millis, 0 for none
-     * @param stateTtl millis, 0 to keep build keys forever
      * @param buildRowsWarningThreshold build rows per subtask, 0 for no warning
      */
     public StreamExecLateralSnapshotBroadcastJoin(
             JoinSpec joinSpec,
-            BuildSideLayout buildSideLayout,
-            int buildTimeIndex,
-            long loadCompletedTime,
-            boolean loadCompletedTimeGiven,
-            long loadCompletedIdleTimeout,
-            long stateTtl,
+            SnapshotJoinSpec snapshotJoinSpec,
             long buildRowsWarningThreshold,
             InputProperty probeInputProperty,
             InputProperty buildInputProperty,
             RowType outputType,
             String description) {
-        super(
+        this(
+                ExecNodeContexts.newNodeId(),
                 TYPE,
+                // The node consumes no option: its arguments and options are folded at planning.
+                new Configuration(),
                 joinSpec,
-                buildSideLayout,
-                buildTimeIndex,
-                loadCompletedTime,
-                loadCompletedTimeGiven,
-                loadCompletedIdleTimeout,
-                stateTtl,
-                probeInputProperty,
-                buildInputProperty,
+                snapshotJoinSpec,
+                buildRowsWarningThreshold,
+                null,
+                List.of(probeInputProperty, buildInputProperty),
                 outputType,
                 description);
-        checkThreshold(buildRowsWarningThreshold);
-        this.buildRowsWarningThreshold = buildRowsWarningThreshold;
     }
 
     /** The node as a compiled plan holds it. */
@@ -156,35 +145,29 @@ public class StreamExecLateralSnapshotBroadcastJoin extends StreamExecLateralSna
                 type,
                 persistedConfig,
                 joinSpec,
-                rightTimeAttributeIndex,
-                loadCompletedCondition,
-                loadCompletedTime,
-                loadCompletedIdleTimeoutMs,
-                stateTtlMs,
-                buildSideLayout,
+                new SnapshotJoinSpec(
+                        rightTimeAttributeIndex,
+                        loadCompletedCondition,
+                        loadCompletedTime,
+                        loadCompletedIdleTimeoutMs,
+                        stateTtlMs,
+                        buildSideLayout),
                 buildRowsWarningThreshold,
-                null,
                 null,
                 inputProperties,
                 outputType,
                 description);
     }
 
-    /** The node with a calc fused into it, or none when both are null. */
+    /** Every node of the broadcast join, planned, read from a plan or with a calc fused. */
     private StreamExecLateralSnapshotBroadcastJoin(
             int id,
             String type,
             ReadableConfig persistedConfig,
             JoinSpec joinSpec,
-            int rightTimeAttributeIndex,
-            String loadCompletedCondition,
-            long loadCompletedTime,
-            @Nullable Long loadCompletedIdleTimeoutMs,
-            @Nullable Long stateTtlMs,
-            @Nullable BuildSideLayout buildSideLayout,
+            SnapshotJoinSpec snapshotJoinSpec,
             long buildRowsWarningThreshold,
-            @Nullable List<RexNode> fusedProjection,
-            @Nullable RexNode fusedCondition,
+            @Nullable FusedCalc fusedCalc,
             List<InputProperty> inputProperties,
             RowType outputType,
             String description) {
@@ -193,41 +176,30 @@ public class StreamExecLateralSnapshotBroadcastJoin extends StreamExecLateralSna
                 type,
                 persistedConfig,
                 joinSpec,
-                rightTimeAttributeIndex,
-                loadCompletedCondition,
-                loadCompletedTime,
-                loadCompletedIdleTimeoutMs,
-                stateTtlMs,
-                buildSideLayout,
-                fusedProjection,
-                fusedCondition,
+                snapshotJoinSpec,
+                fusedCalc,
                 inputProperties,
                 outputType,
                 description);
-        checkThreshold(buildRowsWarningThreshold);
+        checkArgument(
+                buildRowsWarningThreshold >= 0,
+                "The %s must not be negative, but is %s.",
+                FIELD_NAME_BUILD_ROWS_WARNING_THRESHOLD,
+                buildRowsWarningThreshold);
         this.buildRowsWarningThreshold = buildRowsWarningThreshold;
     }
 
     @Override
     protected StreamExecLateralSnapshotBroadcastJoin withFusedCalc(
-            List<RexNode> projection,
-            @Nullable RexNode condition,
-            RowType outputType,
-            String description) {
+            FusedCalc calc, RowType outputType, String description) {
         return new StreamExecLateralSnapshotBroadcastJoin(
                 getId(),
                 getTypeAsString(),
                 getPersistedConfig(),
                 getJoinSpec(),
-                getBuildTimeIndex(),
-                getLoadCompletedCondition(),
-                getLoadCompletedTime(),
-                getLoadCompletedIdleTimeoutMs(),
-                getStateTtlMs(),
-                getBuildSideLayout(),
+                getSnapshotJoinSpec(),
                 buildRowsWarningThreshold,
-                projection,
-                condition,
+                calc,
                 getInputProperties(),
                 outputType,
                 description);
@@ -247,14 +219,6 @@ public class StreamExecLateralSnapshotBroadcastJoin extends StreamExecLateralSna
     @JsonIgnore
     protected String getSimplifiedName() {
         return LATERAL_SNAPSHOT_JOIN_NAME;
-    }
-
-    private static void checkThreshold(long buildRowsWarningThreshold) {
-        checkArgument(
-                buildRowsWarningThreshold >= 0,
-                "The %s must not be negative, but is %s.",
-                FIELD_NAME_BUILD_ROWS_WARNING_THRESHOLD,
-                buildRowsWarningThreshold);
     }
 
     @Override

@@ -14,9 +14,9 @@
 
 package dev.lateralsnapshot.planner.plan.nodes.exec.stream;
 
-import dev.lateralsnapshot.planner.internal.CalcFunctions;
 import dev.lateralsnapshot.planner.internal.ExecNodeCompilation;
 import dev.lateralsnapshot.planner.internal.ExecNodeContexts;
+import dev.lateralsnapshot.planner.plan.nodes.exec.spec.SnapshotJoinSpec;
 import dev.lateralsnapshot.runtime.operators.join.snapshot.BuildSideDistribution;
 import dev.lateralsnapshot.runtime.operators.join.snapshot.BuildSideLayout;
 import dev.lateralsnapshot.runtime.operators.join.snapshot.LateralSnapshotJoinOperator;
@@ -24,7 +24,6 @@ import dev.lateralsnapshot.runtime.operators.join.snapshot.LateralSnapshotJoinPa
 import dev.lateralsnapshot.runtime.operators.join.snapshot.keyed.HashDistribution;
 
 import org.apache.flink.FlinkVersion;
-import org.apache.flink.api.common.functions.FlatMapFunction;
 import org.apache.flink.api.dag.Transformation;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ReadableConfig;
@@ -42,12 +41,9 @@ import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecNode;
 import org.apache.flink.table.planner.plan.nodes.exec.utils.ExecNodeUtil;
 import org.apache.flink.table.planner.plan.utils.JoinUtil;
 import org.apache.flink.table.planner.plan.utils.KeySelectorUtil;
-import org.apache.flink.table.runtime.generated.GeneratedFunction;
-import org.apache.flink.table.runtime.generated.GeneratedJoinCondition;
 import org.apache.flink.table.runtime.keyselector.RowDataKeySelector;
 import org.apache.flink.table.runtime.operators.join.FlinkJoinType;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
-import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.utils.LogicalTypeChecks;
 
@@ -61,7 +57,6 @@ import org.apache.calcite.rex.RexNode;
 import javax.annotation.Nullable;
 
 import java.util.List;
-import java.util.stream.Stream;
 
 import static org.apache.flink.util.Preconditions.checkArgument;
 import static org.apache.flink.util.Preconditions.checkNotNull;
@@ -85,11 +80,10 @@ import static org.apache.flink.util.Preconditions.checkNotNull;
  * own, which Flink ignores like any unknown property: {@value #FIELD_NAME_BUILD_SIDE_LAYOUT}. A
  * projection fused into the join is never in a plan (see {@code LateralSnapshotJoinCalcFusion}).
  * Every argument is in the plan with the value it had at planning: a default {@code
- * load_completed_time} (the wall-clock time of planning, {@value
- * #LOAD_COMPLETED_CONDITION_COMPILE_TIME}) does not move when the plan runs later. Flink can read
- * the node from a plan once {@code ExecNodeRegistry} has registered this class, which every
- * activation of the library does ({@code LateralSnapshot.install} and the drop-in jar's planner
- * factory).
+ * load_completed_time} (the wall-clock time of planning, {@code compile_time}) does not move when
+ * the plan runs later. Flink can read the node from a plan once {@code ExecNodeRegistry} has
+ * registered this class, which every activation of the library does ({@code
+ * LateralSnapshot.install} and the drop-in jar's planner factory).
  */
 @ExecNodeMetadata(
         name = StreamExecLateralSnapshotJoin.NAME,
@@ -124,127 +118,37 @@ public class StreamExecLateralSnapshotJoin extends ExecNodeBase<RowData>
     /** This library's own: how the operator keeps the build side. */
     public static final String FIELD_NAME_BUILD_SIDE_LAYOUT = "lateralSnapshotBuildSideLayout";
 
-    /** The {@value #FIELD_NAME_LOAD_COMPLETED_CONDITION} of a defaulted load completed time. */
-    public static final String LOAD_COMPLETED_CONDITION_COMPILE_TIME = "compile_time";
-
-    /** The {@value #FIELD_NAME_LOAD_COMPLETED_CONDITION} of a given load completed time. */
-    public static final String LOAD_COMPLETED_CONDITION_USER_TIME = "user_time";
-
     @JsonProperty(FIELD_NAME_JOIN_SPEC)
     private final JoinSpec joinSpec;
 
-    /** Position of the {@code on_time} column in the build rows. */
-    @JsonProperty(FIELD_NAME_RIGHT_TIME_ATTRIBUTE_INDEX)
-    private final int rightTimeAttributeIndex;
+    /** The other properties of the plan, written and read one by one through their getters. */
+    @JsonIgnore private final SnapshotJoinSpec snapshotJoinSpec;
 
-    /** Where {@link #loadCompletedTime} came from; the operator needs only the time. */
-    @JsonProperty(FIELD_NAME_LOAD_COMPLETED_CONDITION)
-    private final String loadCompletedCondition;
+    /** A calc whose rows the join emits instead of its own; null for none. */
+    @JsonIgnore @Nullable private final FusedCalc fusedCalc;
 
-    /** Epoch millis. */
-    @JsonProperty(FIELD_NAME_LOAD_COMPLETED_TIME)
-    private final long loadCompletedTime;
-
-    /** Millis; null for none (Flink 2.4 would read 0 as a timeout of 0 ms). */
-    @JsonProperty(FIELD_NAME_LOAD_COMPLETED_IDLE_TIMEOUT_MS)
-    @JsonInclude(JsonInclude.Include.NON_NULL)
-    @Nullable
-    private final Long loadCompletedIdleTimeoutMs;
-
-    /** Millis; null to keep build keys forever. */
-    @JsonProperty(FIELD_NAME_STATE_TTL_MS)
-    @JsonInclude(JsonInclude.Include.NON_NULL)
-    @Nullable
-    private final Long stateTtlMs;
-
-    @JsonProperty(FIELD_NAME_BUILD_SIDE_LAYOUT)
-    private final BuildSideLayout buildSideLayout;
-
-    /**
-     * The columns of the output rows, over the joined row; null when no calc is fused and the
-     * joined rows are the output.
-     */
-    @JsonIgnore @Nullable private final List<RexNode> fusedProjection;
-
-    /** The filter of the joined rows before the projection; null for none. */
-    @JsonIgnore @Nullable private final RexNode fusedCondition;
-
-    /**
-     * The node of a planned join.
-     *
-     * @param loadCompletedTimeGiven whether the query gave {@code load_completed_time}, rather than
-     *     the time of planning
-     * @param loadCompletedIdleTimeout millis, 0 for none
-     * @param stateTtl millis, 0 to keep build keys forever
-     */
+    /** The node of a planned join. */
     public StreamExecLateralSnapshotJoin(
             JoinSpec joinSpec,
-            BuildSideLayout buildSideLayout,
-            int buildTimeIndex,
-            long loadCompletedTime,
-            boolean loadCompletedTimeGiven,
-            long loadCompletedIdleTimeout,
-            long stateTtl,
-            InputProperty probeInputProperty,
-            InputProperty buildInputProperty,
-            RowType outputType,
-            String description) {
-        this(
-                TYPE,
-                joinSpec,
-                buildSideLayout,
-                buildTimeIndex,
-                loadCompletedTime,
-                loadCompletedTimeGiven,
-                loadCompletedIdleTimeout,
-                stateTtl,
-                probeInputProperty,
-                buildInputProperty,
-                outputType,
-                description);
-    }
-
-    /** The node of a planned join, of the given {@code <name>_<version>} type. */
-    protected StreamExecLateralSnapshotJoin(
-            String type,
-            JoinSpec joinSpec,
-            BuildSideLayout buildSideLayout,
-            int buildTimeIndex,
-            long loadCompletedTime,
-            boolean loadCompletedTimeGiven,
-            long loadCompletedIdleTimeout,
-            long stateTtl,
+            SnapshotJoinSpec snapshotJoinSpec,
             InputProperty probeInputProperty,
             InputProperty buildInputProperty,
             RowType outputType,
             String description) {
         this(
                 ExecNodeContexts.newNodeId(),
-                type,
+                TYPE,
                 // The node consumes no option: its arguments and options are folded at planning.
                 new Configuration(),
                 joinSpec,
-                buildTimeIndex,
-                loadCompletedTimeGiven
-                        ? LOAD_COMPLETED_CONDITION_USER_TIME
-                        : LOAD_COMPLETED_CONDITION_COMPILE_TIME,
-                loadCompletedTime,
-                loadCompletedIdleTimeout > 0 ? loadCompletedIdleTimeout : null,
-                stateTtl > 0 ? stateTtl : null,
-                buildSideLayout,
-                null,
+                snapshotJoinSpec,
                 null,
                 List.of(probeInputProperty, buildInputProperty),
                 outputType,
                 description);
     }
 
-    /**
-     * The node as a compiled plan holds it. A plan that Flink 2.4 wrote has no {@value
-     * #FIELD_NAME_BUILD_SIDE_LAYOUT}: it gets the multiset layout, which is right for every build
-     * input whose updates retract the old row with an UPDATE_BEFORE; this library writes the layout
-     * of every plan it compiles.
-     */
+    /** The node as a compiled plan holds it, Flink 2.4's or this library's. */
     @JsonCreator
     public StreamExecLateralSnapshotJoin(
             @JsonProperty(FIELD_NAME_ID) int id,
@@ -266,33 +170,30 @@ public class StreamExecLateralSnapshotJoin extends ExecNodeBase<RowData>
                 type,
                 persistedConfig,
                 joinSpec,
-                rightTimeAttributeIndex,
-                loadCompletedCondition,
-                loadCompletedTime,
-                loadCompletedIdleTimeoutMs,
-                stateTtlMs,
-                buildSideLayout,
-                null,
+                new SnapshotJoinSpec(
+                        rightTimeAttributeIndex,
+                        loadCompletedCondition,
+                        loadCompletedTime,
+                        loadCompletedIdleTimeoutMs,
+                        stateTtlMs,
+                        buildSideLayout),
                 null,
                 inputProperties,
                 outputType,
                 description);
     }
 
-    /** The node with a calc fused into it, or none when both are null. */
+    /**
+     * Every node of the join, planned, read from a plan or with a calc fused, and of the broadcast
+     * join, is made here.
+     */
     protected StreamExecLateralSnapshotJoin(
             int id,
             String type,
             ReadableConfig persistedConfig,
             JoinSpec joinSpec,
-            int rightTimeAttributeIndex,
-            String loadCompletedCondition,
-            long loadCompletedTime,
-            @Nullable Long loadCompletedIdleTimeoutMs,
-            @Nullable Long stateTtlMs,
-            @Nullable BuildSideLayout buildSideLayout,
-            @Nullable List<RexNode> fusedProjection,
-            @Nullable RexNode fusedCondition,
+            SnapshotJoinSpec snapshotJoinSpec,
+            @Nullable FusedCalc fusedCalc,
             List<InputProperty> inputProperties,
             RowType outputType,
             String description) {
@@ -309,41 +210,9 @@ public class StreamExecLateralSnapshotJoin extends ExecNodeBase<RowData>
                 joinType == FlinkJoinType.INNER || joinType == FlinkJoinType.LEFT,
                 "Unsupported join type %s.",
                 joinType);
-        checkArgument(
-                rightTimeAttributeIndex >= 0,
-                "The %s must not be negative, but is %s.",
-                FIELD_NAME_RIGHT_TIME_ATTRIBUTE_INDEX,
-                rightTimeAttributeIndex);
-        checkArgument(
-                LOAD_COMPLETED_CONDITION_COMPILE_TIME.equals(loadCompletedCondition)
-                        || LOAD_COMPLETED_CONDITION_USER_TIME.equals(loadCompletedCondition),
-                "The %s must be '%s' or '%s', but is '%s'.",
-                FIELD_NAME_LOAD_COMPLETED_CONDITION,
-                LOAD_COMPLETED_CONDITION_COMPILE_TIME,
-                LOAD_COMPLETED_CONDITION_USER_TIME,
-                loadCompletedCondition);
-        checkArgument(
-                loadCompletedIdleTimeoutMs == null || loadCompletedIdleTimeoutMs >= 0,
-                "The %s must not be negative, but is %s.",
-                FIELD_NAME_LOAD_COMPLETED_IDLE_TIMEOUT_MS,
-                loadCompletedIdleTimeoutMs);
-        checkArgument(
-                stateTtlMs == null || stateTtlMs >= 0,
-                "The %s must not be negative, but is %s.",
-                FIELD_NAME_STATE_TTL_MS,
-                stateTtlMs);
         this.joinSpec = joinSpec;
-        this.rightTimeAttributeIndex = rightTimeAttributeIndex;
-        this.loadCompletedCondition = loadCompletedCondition;
-        this.loadCompletedTime = loadCompletedTime;
-        this.loadCompletedIdleTimeoutMs = loadCompletedIdleTimeoutMs;
-        this.stateTtlMs = stateTtlMs;
-        checkArgument(
-                fusedCondition == null || fusedProjection != null,
-                "A fused condition needs a fused projection.");
-        this.buildSideLayout = buildSideLayout == null ? BuildSideLayout.MULTISET : buildSideLayout;
-        this.fusedProjection = fusedProjection == null ? null : List.copyOf(fusedProjection);
-        this.fusedCondition = fusedCondition;
+        this.snapshotJoinSpec = checkNotNull(snapshotJoinSpec);
+        this.fusedCalc = fusedCalc;
     }
 
     /**
@@ -361,76 +230,38 @@ public class StreamExecLateralSnapshotJoin extends ExecNodeBase<RowData>
             @Nullable RexNode condition,
             RowType outputType,
             String calcDescription) {
-        checkArgument(fusedProjection == null, "The join has a fused calc already.");
+        checkArgument(fusedCalc == null, "The join has a fused calc already.");
         StreamExecLateralSnapshotJoin fused =
                 withFusedCalc(
-                        checkNotNull(projection),
-                        condition,
+                        new FusedCalc(projection, condition),
                         outputType,
-                        fusedDescription(calcDescription));
+                        FusedCalc.describe(getDescription(), calcDescription));
         fused.setCompiled(ExecNodeCompilation.isCompiled(this));
         return fused;
     }
 
     /**
-     * A copy of this node, of its id, with the fused calc's expressions, output type and
-     * description; a subclass makes a copy of its own class.
+     * A copy of this node, of its id, with the fused calc, output type and description; a subclass
+     * makes a copy of its own class.
      */
     protected StreamExecLateralSnapshotJoin withFusedCalc(
-            List<RexNode> projection,
-            @Nullable RexNode condition,
-            RowType outputType,
-            String description) {
+            FusedCalc calc, RowType outputType, String description) {
         return new StreamExecLateralSnapshotJoin(
                 getId(),
                 getTypeAsString(),
                 getPersistedConfig(),
                 joinSpec,
-                rightTimeAttributeIndex,
-                loadCompletedCondition,
-                loadCompletedTime,
-                loadCompletedIdleTimeoutMs,
-                stateTtlMs,
-                buildSideLayout,
-                projection,
-                condition,
+                snapshotJoinSpec,
+                calc,
                 getInputProperties(),
                 outputType,
                 description);
     }
 
-    /**
-     * The description of this join with the calc fused: the calc's {@code select} and {@code where}
-     * inside {@code calc=[...]}, after the join's own, as EXPLAIN shows them on a Calc.
-     */
-    protected String fusedDescription(String calcDescription) {
-        String calcPrefix = "Calc(";
-        String calc =
-                calcDescription.startsWith(calcPrefix) && calcDescription.endsWith(")")
-                        ? calcDescription.substring(
-                                calcPrefix.length(), calcDescription.length() - 1)
-                        : calcDescription;
-        String join = getDescription();
-        return join.endsWith(")")
-                ? join.substring(0, join.length() - 1) + ", calc=[" + calc + "])"
-                : join + ", calc=[" + calc + "]";
-    }
-
     /** Whether a calc is fused into the join. */
     @JsonIgnore
     public boolean hasFusedCalc() {
-        return fusedProjection != null;
-    }
-
-    /** How the operator keeps the build side; decided by the physical node. */
-    public BuildSideLayout getBuildSideLayout() {
-        return buildSideLayout;
-    }
-
-    /** Position of the {@code on_time} column in the build rows. */
-    @JsonIgnore
-    public int getBuildTimeIndex() {
-        return rightTimeAttributeIndex;
+        return fusedCalc != null;
     }
 
     @JsonIgnore
@@ -438,42 +269,46 @@ public class StreamExecLateralSnapshotJoin extends ExecNodeBase<RowData>
         return joinSpec;
     }
 
-    /** Where the load completed time came from, as the plan holds it. */
     @JsonIgnore
-    protected String getLoadCompletedCondition() {
-        return loadCompletedCondition;
+    protected SnapshotJoinSpec getSnapshotJoinSpec() {
+        return snapshotJoinSpec;
     }
 
-    /** Millis, as the plan holds it: null for none. */
-    @JsonIgnore
+    /** How the operator keeps the build side; decided by the physical node. */
+    @JsonProperty(FIELD_NAME_BUILD_SIDE_LAYOUT)
+    public BuildSideLayout getBuildSideLayout() {
+        return snapshotJoinSpec.buildSideLayout();
+    }
+
+    /** Position of the {@code on_time} column in the build rows. */
+    @JsonProperty(FIELD_NAME_RIGHT_TIME_ATTRIBUTE_INDEX)
+    public int getBuildTimeIndex() {
+        return snapshotJoinSpec.buildTimeIndex();
+    }
+
+    @JsonProperty(FIELD_NAME_LOAD_COMPLETED_CONDITION)
+    protected String getLoadCompletedCondition() {
+        return snapshotJoinSpec.loadCompletedCondition();
+    }
+
+    @JsonProperty(FIELD_NAME_LOAD_COMPLETED_TIME)
+    protected long getLoadCompletedTime() {
+        return snapshotJoinSpec.loadCompletedTime();
+    }
+
+    /** Null for none: Flink 2.4 would read 0 as a timeout of 0 ms. */
+    @JsonProperty(FIELD_NAME_LOAD_COMPLETED_IDLE_TIMEOUT_MS)
+    @JsonInclude(JsonInclude.Include.NON_NULL)
     @Nullable
     protected Long getLoadCompletedIdleTimeoutMs() {
-        return loadCompletedIdleTimeoutMs;
+        return snapshotJoinSpec.loadCompletedIdleTimeoutMs();
     }
 
-    /** Millis, as the plan holds it: null to keep build keys forever. */
-    @JsonIgnore
+    @JsonProperty(FIELD_NAME_STATE_TTL_MS)
+    @JsonInclude(JsonInclude.Include.NON_NULL)
     @Nullable
     protected Long getStateTtlMs() {
-        return stateTtlMs;
-    }
-
-    /** Epoch millis. */
-    @JsonIgnore
-    protected long getLoadCompletedTime() {
-        return loadCompletedTime;
-    }
-
-    /** Millis, 0 for none. */
-    @JsonIgnore
-    protected long getLoadCompletedIdleTimeout() {
-        return loadCompletedIdleTimeoutMs == null ? 0 : loadCompletedIdleTimeoutMs;
-    }
-
-    /** Millis, 0 to keep build keys forever. */
-    @JsonIgnore
-    protected long getStateTtl() {
-        return stateTtlMs == null ? 0 : stateTtlMs;
+        return snapshotJoinSpec.stateTtlMs();
     }
 
     /**
@@ -486,67 +321,38 @@ public class StreamExecLateralSnapshotJoin extends ExecNodeBase<RowData>
             RowType probeType,
             RowType buildType,
             BuildSideDistribution distribution) {
+        boolean leftOuterJoin = joinSpec.getJoinType() == FlinkJoinType.LEFT;
+        int buildTimeIndex = snapshotJoinSpec.buildTimeIndex();
         return LateralSnapshotJoinParameters.builder(
                         InternalTypeInfo.of(probeType),
                         InternalTypeInfo.of(buildType),
                         distribution)
-                .buildSideLayout(buildSideLayout)
-                .condition(generateNonEquiCondition(config, classLoader, probeType, buildType))
-                .leftOuterJoin(joinSpec.getJoinType() == FlinkJoinType.LEFT)
+                .buildSideLayout(snapshotJoinSpec.buildSideLayout())
+                // Without a non-equality part the operator evaluates no condition at all.
+                .condition(
+                        joinSpec.getNonEquiCondition().isPresent()
+                                ? JoinUtil.generateConditionFunction(
+                                        config, classLoader, joinSpec, probeType, buildType)
+                                : null)
+                .leftOuterJoin(leftOuterJoin)
                 .filterNullKeys(joinSpec.getFilterNulls())
                 .buildTime(
-                        rightTimeAttributeIndex,
-                        LogicalTypeChecks.getPrecision(
-                                buildType.getTypeAt(rightTimeAttributeIndex)))
-                .loadCompletedTime(loadCompletedTime)
-                .loadCompletedIdleTimeout(getLoadCompletedIdleTimeout())
-                .stateTtl(getStateTtl())
-                .fusedCalc(generateFusedCalc(config, classLoader, probeType, buildType))
+                        buildTimeIndex,
+                        LogicalTypeChecks.getPrecision(buildType.getTypeAt(buildTimeIndex)))
+                .loadCompletedTime(snapshotJoinSpec.loadCompletedTime())
+                .loadCompletedIdleTimeout(snapshotJoinSpec.loadCompletedIdleTimeout())
+                .stateTtl(snapshotJoinSpec.stateTtl())
+                .fusedCalc(
+                        fusedCalc == null
+                                ? null
+                                : fusedCalc.generate(
+                                        config,
+                                        classLoader,
+                                        probeType,
+                                        buildType,
+                                        leftOuterJoin,
+                                        (RowType) getOutputType()))
                 .build();
-    }
-
-    /**
-     * The function of the fused calc; null when none is fused. Its input is the joined row: the
-     * probe row's columns, then the build row's, which a LEFT join pads with nulls.
-     */
-    @Nullable
-    private GeneratedFunction<FlatMapFunction<RowData, RowData>> generateFusedCalc(
-            ExecNodeConfig config, ClassLoader classLoader, RowType probeType, RowType buildType) {
-        if (fusedProjection == null) {
-            return null;
-        }
-        boolean leftOuterJoin = joinSpec.getJoinType() == FlinkJoinType.LEFT;
-        RowType joinedType =
-                RowType.of(
-                        Stream.concat(
-                                        probeType.getChildren().stream(),
-                                        buildType.getChildren().stream()
-                                                .map(
-                                                        type ->
-                                                                leftOuterJoin
-                                                                        ? type.copy(true)
-                                                                        : type))
-                                .toArray(LogicalType[]::new));
-        return CalcFunctions.generate(
-                "LateralSnapshotJoinCalc",
-                joinedType,
-                (RowType) getOutputType(),
-                fusedProjection,
-                fusedCondition,
-                config,
-                classLoader);
-    }
-
-    /**
-     * The non-equality part of the condition; null when there is none, which the operator skips.
-     */
-    @Nullable
-    private GeneratedJoinCondition generateNonEquiCondition(
-            ExecNodeConfig config, ClassLoader classLoader, RowType probeType, RowType buildType) {
-        return joinSpec.getNonEquiCondition().isPresent()
-                ? JoinUtil.generateConditionFunction(
-                        config, classLoader, joinSpec, probeType, buildType)
-                : null;
     }
 
     @Override

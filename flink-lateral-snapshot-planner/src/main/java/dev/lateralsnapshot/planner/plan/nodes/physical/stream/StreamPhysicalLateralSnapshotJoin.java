@@ -19,6 +19,7 @@ import dev.lateralsnapshot.LateralSnapshotOptions.BuildDistribution;
 import dev.lateralsnapshot.planner.functions.SnapshotArguments;
 import dev.lateralsnapshot.planner.internal.ChangelogModes;
 import dev.lateralsnapshot.planner.internal.TemporalJoinDisguise;
+import dev.lateralsnapshot.planner.plan.nodes.exec.spec.SnapshotJoinSpec;
 import dev.lateralsnapshot.planner.plan.nodes.exec.stream.StreamExecLateralSnapshotBroadcastJoin;
 import dev.lateralsnapshot.planner.plan.nodes.exec.stream.StreamExecLateralSnapshotJoin;
 import dev.lateralsnapshot.runtime.operators.join.snapshot.BuildSideLayout;
@@ -130,15 +131,18 @@ public class StreamPhysicalLateralSnapshotJoin extends TemporalJoinDisguise {
     @Override
     public ExecNode<?> translateToExecNode() {
         JoinSpec spec = joinSpec();
+        SnapshotJoinSpec snapshotJoinSpec =
+                SnapshotJoinSpec.planned(
+                        arguments.getOnTimeIndex(),
+                        arguments.getLoadCompletedTime(),
+                        arguments.isLoadCompletedTimeGiven(),
+                        arguments.getLoadCompletedIdleTimeout(),
+                        arguments.getStateTtl(),
+                        buildSideLayout(spec));
         if (buildDistribution == BuildDistribution.BROADCAST) {
             return new StreamExecLateralSnapshotBroadcastJoin(
                     spec,
-                    buildSideLayout(spec),
-                    arguments.getOnTimeIndex(),
-                    arguments.getLoadCompletedTime(),
-                    arguments.isLoadCompletedTimeGiven(),
-                    arguments.getLoadCompletedIdleTimeout(),
-                    arguments.getStateTtl(),
+                    snapshotJoinSpec,
                     LateralSnapshotOptions.broadcastBuildRowsWarningThreshold(
                             ShortcutUtils.unwrapTableConfig(this)),
                     InputProperty.DEFAULT,
@@ -150,12 +154,7 @@ public class StreamPhysicalLateralSnapshotJoin extends TemporalJoinDisguise {
         }
         return new StreamExecLateralSnapshotJoin(
                 spec,
-                buildSideLayout(spec),
-                arguments.getOnTimeIndex(),
-                arguments.getLoadCompletedTime(),
-                arguments.isLoadCompletedTimeGiven(),
-                arguments.getLoadCompletedIdleTimeout(),
-                arguments.getStateTtl(),
+                snapshotJoinSpec,
                 InputProperty.DEFAULT,
                 InputProperty.DEFAULT,
                 FlinkTypeFactory.toLogicalRowType(getRowType()),
