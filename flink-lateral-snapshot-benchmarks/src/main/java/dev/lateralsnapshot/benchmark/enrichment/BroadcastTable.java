@@ -95,13 +95,13 @@ final class BroadcastTable {
                     .append(" | ")
                     .append(contender.isSnapshot() ? subtasks(runs) : "")
                     .append(" | ")
-                    .append(Report.rows(median(runs, r -> r.joinedRate)))
+                    .append(Format.rows(median(runs, r -> r.joinedRate)))
                     .append(" | ")
-                    .append(Report.rows(min(runs, r -> r.joinedRate)))
+                    .append(Format.rows(min(runs, r -> r.joinedRate)))
                     .append(" .. ")
-                    .append(Report.rows(max(runs, r -> r.joinedRate)))
+                    .append(Format.rows(max(runs, r -> r.joinedRate)))
                     .append(" | ")
-                    .append(Report.rows(median(runs, r -> r.rate)))
+                    .append(Format.rows(median(runs, r -> r.rate)))
                     .append(" | ");
             if (contender.isSnapshot()) {
                 md.append(percent(median(runs, r -> r.maxJoinShare)))
@@ -217,13 +217,13 @@ final class BroadcastTable {
         if (ratios.isEmpty()) {
             return;
         }
-        double median = Report.median(ratios);
+        double median = Cells.median(ratios);
         md.append("| ")
                 .append(name)
                 .append(" | ")
-                .append(Report.ratio(median))
+                .append(Format.ratio(median))
                 .append(" | ")
-                .append(ratios.stream().map(Report::ratio).collect(Collectors.joining(", ")))
+                .append(ratios.stream().map(Format::ratio).collect(Collectors.joining(", ")))
                 .append(" | ");
         if (!Double.isNaN(target)) {
             md.append(String.format(Locale.ROOT, "%.2fx: ", target))
@@ -274,7 +274,7 @@ final class BroadcastTable {
 
     private static double median(
             List<RunResult> runs, java.util.function.ToDoubleFunction<RunResult> f) {
-        return Report.median(runs.stream().map(f::applyAsDouble).collect(Collectors.toList()));
+        return Cells.median(runs.stream().map(f::applyAsDouble).collect(Collectors.toList()));
     }
 
     private static double min(

@@ -16,29 +16,16 @@ package dev.lateralsnapshot.benchmark.enrichment;
 
 import dev.lateralsnapshot.benchmark.enrichment.RunSpec.Backend;
 import dev.lateralsnapshot.benchmark.enrichment.RunSpec.Mode;
-import dev.lateralsnapshot.benchmark.enrichment.RunSpec.Scenario;
-
-import org.apache.flink.runtime.util.EnvironmentInformation;
 
 import java.io.IOException;
-import java.io.Reader;
-import java.io.Writer;
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.Path;
-import java.time.Duration;
-import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Properties;
 import java.util.function.Function;
-import java.util.function.ToDoubleFunction;
-import java.util.stream.Collectors;
 
 /** Writes docs/benchmarks.md and docs/benchmarks.png from the results of a run. */
 final class Report {
@@ -46,406 +33,7 @@ final class Report {
     static final String COMMAND =
             "mvn -B -Penrichment -pl flink-lateral-snapshot-benchmarks -am verify -DskipTests";
 
-    /** What is known about the run besides its results; kept in the work dir as properties. */
-    static final class Meta {
-        LocalDateTime start;
-        Duration duration;
-        double loadBefore;
-        double loadAfter;
-        List<Double> loads = new ArrayList<>();
-        List<EnrichmentBenchmark.Group> groups;
-        Properties properties = new Properties();
-    }
-
-    // ---- formatting ----
-
-    static String bytes(long bytes) {
-        if (bytes < 0) {
-            return "n/a";
-        }
-        if (bytes < 1024 * 1024) {
-            return String.format(Locale.ROOT, "%.0f KiB", bytes / 1024.0);
-        }
-        if (bytes < 1024L * 1024 * 1024) {
-            return String.format(Locale.ROOT, "%.0f MiB", bytes / 1024.0 / 1024);
-        }
-        return String.format(Locale.ROOT, "%.2f GiB", bytes / 1024.0 / 1024 / 1024);
-    }
-
-    static String millis(double micros) {
-        if (Double.isNaN(micros)) {
-            return "n/a";
-        }
-        if (micros < 10_000) {
-            return String.format(Locale.ROOT, "%.1f ms", micros / 1000);
-        }
-        return String.format(Locale.ROOT, "%.0f ms", micros / 1000);
-    }
-
-    static String rows(double rate) {
-        if (Double.isNaN(rate)) {
-            return "n/a";
-        }
-        if (rate >= 1e6) {
-            return String.format(Locale.ROOT, "%.2fM", rate / 1e6);
-        }
-        return String.format(Locale.ROOT, "%.0fk", rate / 1e3);
-    }
-
-    static String ratio(double ratio) {
-        if (Double.isNaN(ratio)) {
-            return "n/a";
-        }
-        return ratio >= 10
-                ? String.format(Locale.ROOT, "%.0fx", ratio)
-                : String.format(Locale.ROOT, "%.2fx", ratio);
-    }
-
-    static double loadAverage() {
-        try {
-            return Double.parseDouble(Files.readString(Path.of("/proc/loadavg")).split(" ")[0]);
-        } catch (IOException | RuntimeException e) {
-            return Double.NaN;
-        }
-    }
-
-    static double median(List<Double> values) {
-        List<Double> sorted =
-                values.stream().filter(v -> !Double.isNaN(v)).sorted().collect(Collectors.toList());
-        if (sorted.isEmpty()) {
-            return Double.NaN;
-        }
-        int n = sorted.size();
-        return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
-    }
-
-    // ---- meta and CSV ----
-
-    static void writeMeta(Path dir, Meta meta, Settings settings) throws IOException {
-        Properties p = new Properties();
-        p.setProperty("start", meta.start.toString());
-        p.setProperty("durationSeconds", String.valueOf(meta.duration.toSeconds()));
-        p.setProperty("loadBefore", String.valueOf(meta.loadBefore));
-        p.setProperty("loadAfter", String.valueOf(meta.loadAfter));
-        p.setProperty(
-                "loads", meta.loads.stream().map(String::valueOf).collect(Collectors.joining(",")));
-        p.setProperty("plan", settings.plan);
-        p.setProperty(
-                "groups",
-                meta.groups.stream()
-                        .map(
-                                g ->
-                                        g.id
-                                                + "|"
-                                                + g.scenario.name
-                                                + "|"
-                                                + g.mode
-                                                + "|"
-                                                + g.rounds
-                                                + "|"
-                                                + g.contenders.stream()
-                                                        .map(c -> c.name())
-                                                        .collect(Collectors.joining(" "))
-                                                + "|"
-                                                + g.heapOnly.stream()
-                                                        .map(c -> c.name())
-                                                        .collect(Collectors.joining(" "))
-                                                + "|"
-                                                + g.why)
-                        .collect(Collectors.joining("\n")));
-        p.setProperty("args", String.join(" ", settings.rawArgs));
-        p.setProperty("parallelism", String.valueOf(settings.parallelism));
-        p.setProperty("fixedRate", String.valueOf(settings.fixedRate));
-        p.setProperty(
-                "latencyBufferTimeoutMillis", String.valueOf(settings.latencyBufferTimeoutMillis));
-        p.setProperty(
-                "throughputRun",
-                "warm-up "
-                        + settings.warmupSeconds
-                        + " s; stop at >= "
-                        + settings.minSeconds
-                        + " s and >= 10M probe rows, or at "
-                        + settings.maxSeconds
-                        + " s");
-        p.setProperty(
-                "latencyRun",
-                settings.latencySeconds + " s, warm-up " + settings.warmupSeconds + " s");
-        p.setProperty(
-                "loadRun",
-                settings.loadRows
-                        + " probe rows buffered, load phase >= "
-                        + settings.minLoadSeconds
-                        + " s, then "
-                        + settings.postFlipSeconds
-                        + " s in the join phase");
-        p.setProperty("managedMemory", settings.managedMemory);
-        p.setProperty("objectReuse", String.valueOf(settings.objectReuse));
-        p.setProperty(
-                "java",
-                System.getProperty("java.vm.name")
-                        + " "
-                        + System.getProperty("java.runtime.version"));
-        p.setProperty(
-                "jvmArgs",
-                String.join(
-                        " ",
-                        ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
-                                .filter(a -> !a.startsWith("--add-opens"))
-                                .collect(Collectors.toList())));
-        p.setProperty("maxHeap", bytes(Runtime.getRuntime().maxMemory()));
-        p.setProperty("cpus", String.valueOf(Runtime.getRuntime().availableProcessors()));
-        p.setProperty("cpuModel", cpuModel());
-        p.setProperty("memory", memTotal());
-        p.setProperty("os", System.getProperty("os.name") + " " + System.getProperty("os.version"));
-        p.setProperty("flink", EnvironmentInformation.getVersion());
-        try (Writer w = Files.newBufferedWriter(dir.resolve("meta.properties"))) {
-            p.store(w, "enrichment benchmark run");
-        }
-    }
-
-    static Meta readMeta(Path dir) throws IOException {
-        Meta meta = new Meta();
-        try (Reader r = Files.newBufferedReader(dir.resolve("meta.properties"))) {
-            meta.properties.load(r);
-        }
-        Properties p = meta.properties;
-        meta.start = LocalDateTime.parse(p.getProperty("start"));
-        meta.duration = Duration.ofSeconds(Long.parseLong(p.getProperty("durationSeconds")));
-        meta.loadBefore = Double.parseDouble(p.getProperty("loadBefore"));
-        meta.loadAfter = Double.parseDouble(p.getProperty("loadAfter"));
-        for (String l : p.getProperty("loads", "").split(",")) {
-            if (!l.isBlank()) {
-                meta.loads.add(Double.parseDouble(l));
-            }
-        }
-        return meta;
-    }
-
-    private static String cpuModel() {
-        try {
-            return Files.readAllLines(Path.of("/proc/cpuinfo")).stream()
-                    .filter(l -> l.startsWith("model name"))
-                    .map(l -> l.substring(l.indexOf(':') + 1).trim())
-                    .findFirst()
-                    .orElse("unknown");
-        } catch (IOException e) {
-            return "unknown";
-        }
-    }
-
-    private static String memTotal() {
-        try {
-            return Files.readAllLines(Path.of("/proc/meminfo")).stream()
-                    .filter(l -> l.startsWith("MemTotal"))
-                    .map(
-                            l ->
-                                    String.format(
-                                            Locale.ROOT,
-                                            "%.0f GiB",
-                                            Long.parseLong(l.replaceAll("[^0-9]", ""))
-                                                    / 1024.0
-                                                    / 1024))
-                    .findFirst()
-                    .orElse("unknown");
-        } catch (IOException e) {
-            return "unknown";
-        }
-    }
-
-    /** The column of {@link RunResult#csvHeader()} that holds the parallelism. */
-    private static final int PARALLELISM_COLUMN = 32;
-
-    static List<RunResult> readCsv(Path csv) throws IOException {
-        List<String> lines = Files.readAllLines(csv, StandardCharsets.UTF_8);
-        List<RunResult> results = new ArrayList<>();
-        for (String line : lines.subList(1, lines.size())) {
-            List<String> f = splitCsv(line);
-            // Results written before the parallelism was a column ran at the default of 2.
-            int parallelism =
-                    f.size() > PARALLELISM_COLUMN
-                            ? Integer.parseInt(f.get(PARALLELISM_COLUMN))
-                            : new Settings().parallelism;
-            RunSpec spec =
-                    new RunSpec(
-                            Scenario.parse(f.get(0)),
-                            Mode.valueOf(f.get(1)),
-                            Contender.valueOf(f.get(2)),
-                            Backend.valueOf(f.get(3)),
-                            Integer.parseInt(f.get(4)),
-                            parallelism);
-            RunResult r = new RunResult(spec);
-            r.error = f.get(5).isEmpty() ? null : f.get(5);
-            int i = 6;
-            r.probeRows = Long.parseLong(f.get(i++));
-            r.measuredSeconds = Double.parseDouble(f.get(i++));
-            r.rate = Double.parseDouble(f.get(i++));
-            r.rateFirstHalf = Double.parseDouble(f.get(i++));
-            r.rateSecondHalf = Double.parseDouble(f.get(i++));
-            r.timeBounded = Boolean.parseBoolean(f.get(i++));
-            r.sinkRows = Long.parseLong(f.get(i++));
-            r.sinkRetractions = Long.parseLong(f.get(i++));
-            r.latencyCount = Long.parseLong(f.get(i++));
-            r.p50 = Double.parseDouble(f.get(i++));
-            r.p99 = Double.parseDouble(f.get(i++));
-            r.p999 = Double.parseDouble(f.get(i++));
-            r.maxLatency = Double.parseDouble(f.get(i++));
-            r.stateSizeBytes = Long.parseLong(f.get(i++));
-            r.checkpointsCompleted = Long.parseLong(f.get(i++));
-            r.checkpointsFailed = Long.parseLong(f.get(i++));
-            r.peakHeapUsed = Long.parseLong(f.get(i++));
-            r.peakHeapAfterGc = Long.parseLong(f.get(i++));
-            r.bufferedAtFlip = Long.parseLong(f.get(i++));
-            r.loadPhaseSeconds = Double.parseDouble(f.get(i++));
-            r.loadCheckpointsCompleted = Long.parseLong(f.get(i++));
-            r.loadCheckpointsFailed = Long.parseLong(f.get(i++));
-            r.drainMillis = Double.parseDouble(f.get(i++));
-            r.drainRate = Double.parseDouble(f.get(i++));
-            if (i < f.size()) {
-                r.checkpointFailure = f.get(i).isEmpty() ? null : f.get(i);
-            }
-            // Results written before the column existed end here.
-            if (++i < f.size()) {
-                r.drainCheckpointsCompleted = Long.parseLong(f.get(i));
-            }
-            i = PARALLELISM_COLUMN + 1;
-            if (i + 2 < f.size()) {
-                r.joinSubtasks = Integer.parseInt(f.get(i++));
-                r.maxJoinShare = Double.parseDouble(f.get(i++));
-                r.joinedRate = Double.parseDouble(f.get(i));
-            }
-            results.add(r);
-        }
-        return results;
-    }
-
-    private static List<String> splitCsv(String line) {
-        List<String> fields = new ArrayList<>();
-        StringBuilder field = new StringBuilder();
-        boolean quoted = false;
-        for (char c : line.toCharArray()) {
-            if (c == '"') {
-                quoted = !quoted;
-            } else if (c == ',' && !quoted) {
-                fields.add(field.toString());
-                field.setLength(0);
-            } else {
-                field.append(c);
-            }
-        }
-        fields.add(field.toString());
-        return fields;
-    }
-
-    // ---- aggregation ----
-
-    /** The results of one scenario and mode. */
-    static final class Cells {
-        final List<RunResult> results;
-
-        Cells(List<RunResult> all, String scenario, Mode mode) {
-            this.results =
-                    all.stream()
-                            .filter(
-                                    r ->
-                                            r.ok()
-                                                    && r.spec.scenario.name.equals(scenario)
-                                                    && r.spec.mode == mode)
-                            .collect(Collectors.toList());
-        }
-
-        boolean isEmpty() {
-            return results.isEmpty();
-        }
-
-        /**
-         * The runs of a contender. One that keeps no keyed state and ran on the heap only stands in
-         * for RocksDB: the backend does not matter to it. One that keeps state and was left out on
-         * RocksDB has no runs there.
-         */
-        List<RunResult> of(Contender c, Backend b) {
-            List<RunResult> runs =
-                    results.stream()
-                            .filter(r -> r.spec.contender == c && r.spec.backend == b)
-                            .collect(Collectors.toList());
-            if (runs.isEmpty() && b == Backend.ROCKSDB && !c.usesState) {
-                return of(c, Backend.HEAP);
-            }
-            return runs;
-        }
-
-        boolean heapStandIn(Contender c, Backend b) {
-            return b == Backend.ROCKSDB
-                    && !c.usesState
-                    && results.stream().noneMatch(r -> r.spec.contender == c && r.spec.backend == b)
-                    && !of(c, Backend.HEAP).isEmpty();
-        }
-
-        double median(Contender c, Backend b, ToDoubleFunction<RunResult> f) {
-            return Report.median(
-                    of(c, b).stream().map(r -> f.applyAsDouble(r)).collect(Collectors.toList()));
-        }
-
-        double min(Contender c, Backend b, ToDoubleFunction<RunResult> f) {
-            return of(c, b).stream()
-                    .mapToDouble(f)
-                    .filter(v -> !Double.isNaN(v))
-                    .min()
-                    .orElse(Double.NaN);
-        }
-
-        double max(Contender c, Backend b, ToDoubleFunction<RunResult> f) {
-            return of(c, b).stream()
-                    .mapToDouble(f)
-                    .filter(v -> !Double.isNaN(v))
-                    .max()
-                    .orElse(Double.NaN);
-        }
-
-        /** Median over rounds of rate(a on ba) / rate(b on bb), both from the same round. */
-        double ratio(Contender a, Backend ba, Contender b, Backend bb) {
-            return Report.median(ratios(a, ba, b, bb));
-        }
-
-        /** The per-round ratios of {@link #ratio}, in round order, for the console. */
-        String roundRatios(Contender a, Backend ba, Contender b, Backend bb) {
-            return ratios(a, ba, b, bb).stream()
-                    .map(Report::ratio)
-                    .collect(Collectors.joining(", "));
-        }
-
-        private List<Double> ratios(Contender a, Backend ba, Contender b, Backend bb) {
-            Map<Integer, Double> as = byRound(a, ba);
-            Map<Integer, Double> bs = byRound(b, bb);
-            List<Double> ratios = new ArrayList<>();
-            for (Map.Entry<Integer, Double> e : as.entrySet()) {
-                Double other = bs.get(e.getKey());
-                if (other != null && other > 0) {
-                    ratios.add(e.getValue() / other);
-                }
-            }
-            return ratios;
-        }
-
-        private Map<Integer, Double> byRound(Contender c, Backend b) {
-            Map<Integer, Double> m = new LinkedHashMap<>();
-            for (RunResult r : of(c, b)) {
-                m.put(r.spec.round, r.rate);
-            }
-            return m;
-        }
-
-        List<Contender> contenders() {
-            return results.stream()
-                    .map(r -> r.spec.contender)
-                    .distinct()
-                    .sorted()
-                    .collect(Collectors.toList());
-        }
-    }
-
-    // ---- the report ----
-
-    static void write(Settings settings, Meta meta, List<RunResult> results) throws IOException {
+    static void write(Settings settings, RunMeta meta, List<RunResult> results) throws IOException {
         Files.createDirectories(settings.docsDir);
         StringBuilder md = new StringBuilder();
         Properties p = meta.properties;
@@ -511,7 +99,7 @@ final class Report {
                                 "%.2f before the run, %.2f after; at the start of each job: median %.2f, range %.2f .. %.2f",
                                 meta.loadBefore,
                                 meta.loadAfter,
-                                median(loads),
+                                Cells.median(loads),
                                 loads.isEmpty() ? Double.NaN : loads.get(0),
                                 loads.isEmpty() ? Double.NaN : loads.get(loads.size() - 1)))
                 .append(" |\n");
@@ -586,13 +174,13 @@ final class Report {
                 for (Backend backend : Backend.values()) {
                     String mark = d.heapStandIn(contender, backend) ? " †" : "";
                     md.append(" | ")
-                            .append(millis(d.median(contender, backend, r -> r.p50)))
+                            .append(Format.millis(d.median(contender, backend, r -> r.p50)))
                             .append(mark);
                     md.append(" | ")
-                            .append(millis(d.median(contender, backend, r -> r.p99)))
+                            .append(Format.millis(d.median(contender, backend, r -> r.p99)))
                             .append(mark);
                     md.append(" | ")
-                            .append(millis(d.median(contender, backend, r -> r.p999)))
+                            .append(Format.millis(d.median(contender, backend, r -> r.p999)))
                             .append(mark);
                 }
                 md.append(" |\n");
@@ -655,11 +243,14 @@ final class Report {
                                             "%.0f ms",
                                             e.median(contender, backend, r -> r.drainMillis)))
                             .append(" | ")
-                            .append(rows(e.median(contender, backend, r -> r.drainRate)))
+                            .append(Format.rows(e.median(contender, backend, r -> r.drainRate)))
                             .append(" | ")
-                            .append(rows(e.median(contender, backend, r -> r.rate)))
+                            .append(Format.rows(e.median(contender, backend, r -> r.rate)))
                             .append(" | ")
-                            .append(ratio(e.median(contender, backend, r -> r.drainRate / r.rate)))
+                            .append(
+                                    Format.ratio(
+                                            e.median(
+                                                    contender, backend, r -> r.drainRate / r.rate)))
                             .append(" | ")
                             .append(
                                     String.format(
@@ -708,19 +299,19 @@ final class Report {
             }
             md.append(String.format(Locale.ROOT, "%,d", r.probeRows))
                     .append(" | ")
-                    .append(rows(r.rate))
+                    .append(Format.rows(r.rate))
                     .append(" | ")
-                    .append(rows(r.rateFirstHalf))
+                    .append(Format.rows(r.rateFirstHalf))
                     .append(" / ")
-                    .append(rows(r.rateSecondHalf))
+                    .append(Format.rows(r.rateSecondHalf))
                     .append(" | ")
-                    .append(millis(r.p50))
+                    .append(Format.millis(r.p50))
                     .append(" / ")
-                    .append(millis(r.p99))
+                    .append(Format.millis(r.p99))
                     .append(" | ")
-                    .append(bytes(r.stateSizeBytes))
+                    .append(Format.bytes(r.stateSizeBytes))
                     .append(" | ")
-                    .append(bytes(r.peakHeapAfterGc))
+                    .append(Format.bytes(r.peakHeapAfterGc))
                     .append(" | ")
                     .append(r.checkpointsCompleted)
                     .append(" / ")
@@ -776,31 +367,31 @@ final class Report {
                     .append(c.label)
                     .append(mark)
                     .append(" | ")
-                    .append(rows(cells.median(c, own, r -> r.rate)))
+                    .append(Format.rows(cells.median(c, own, r -> r.rate)))
                     .append(" | ")
-                    .append(rows(cells.min(c, own, r -> r.rate)))
+                    .append(Format.rows(cells.min(c, own, r -> r.rate)))
                     .append(" .. ")
-                    .append(rows(cells.max(c, own, r -> r.rate)))
+                    .append(Format.rows(cells.max(c, own, r -> r.rate)))
                     .append(" | ")
-                    .append(ratio(cells.ratio(c, own, Contender.P0, backend)))
+                    .append(Format.ratio(cells.ratio(c, own, Contender.P0, backend)))
                     .append(" | ")
                     .append(
                             c == Contender.P5U
                                     ? ""
-                                    : ratio(cells.ratio(Contender.P5U, backend, c, own)))
+                                    : Format.ratio(cells.ratio(Contender.P5U, backend, c, own)))
                     .append(" | ")
                     .append(
                             c == Contender.P5M
                                     ? ""
-                                    : ratio(cells.ratio(Contender.P5M, backend, c, own)))
+                                    : Format.ratio(cells.ratio(Contender.P5M, backend, c, own)))
                     .append(" | ")
-                    .append(millis(cells.median(c, own, r -> r.p50)))
+                    .append(Format.millis(cells.median(c, own, r -> r.p50)))
                     .append(" / ")
-                    .append(millis(cells.median(c, own, r -> r.p99)))
+                    .append(Format.millis(cells.median(c, own, r -> r.p99)))
                     .append(" | ")
-                    .append(bytes((long) cells.median(c, own, r -> r.stateSizeBytes)))
+                    .append(Format.bytes((long) cells.median(c, own, r -> r.stateSizeBytes)))
                     .append(" | ")
-                    .append(bytes((long) cells.median(c, own, r -> r.peakHeapAfterGc)))
+                    .append(Format.bytes((long) cells.median(c, own, r -> r.peakHeapAfterGc)))
                     .append(" | ")
                     .append(
                             String.format(
@@ -836,14 +427,14 @@ final class Report {
             md.append("| heap: p99 latency < 50 ms (fixed rate) |");
             for (Contender v : List.of(Contender.P5U, Contender.P5M)) {
                 double p99 = d.median(v, heap, r -> r.p99);
-                targetCell(md, millis(p99), p99, p99 < 50_000);
+                targetCell(md, Format.millis(p99), p99, p99 < 50_000);
             }
             md.append('\n');
         }
         md.append("| heap: p99 latency < 50 ms (full load) |");
         for (Contender v : List.of(Contender.P5U, Contender.P5M)) {
             double p99 = a.median(v, heap, r -> r.p99);
-            targetCell(md, millis(p99), p99, p99 < 50_000);
+            targetCell(md, Format.millis(p99), p99, p99 < 50_000);
         }
         md.append('\n');
         target(md, "RocksDB: >= 1x P1", 1, v -> a.ratio(v, rocks, Contender.P1, rocks));
@@ -855,7 +446,7 @@ final class Report {
                         .append(": load-phase drain rate >= 0.5x steady rate |");
                 for (Contender v : List.of(Contender.P5U, Contender.P5M)) {
                     double r = e.median(v, backend, x -> x.drainRate / x.rate);
-                    targetCell(md, ratio(r), r, r >= 0.5);
+                    targetCell(md, Format.ratio(r), r, r >= 0.5);
                 }
                 md.append('\n');
             }
@@ -903,7 +494,7 @@ final class Report {
             for (Backend backend : Backend.values()) {
                 double target = (Double) row[backend == Backend.HEAP ? 3 : 4];
                 double r = a.ratio(num, backend, den, backend);
-                md.append(' ').append(ratio(r));
+                md.append(' ').append(Format.ratio(r));
                 if (!Double.isNaN(target) && !Double.isNaN(r)) {
                     md.append(String.format(Locale.ROOT, " (target %.2fx: ", target))
                             .append(r >= target ? "met)" : "**missed**)");
@@ -923,7 +514,7 @@ final class Report {
         md.append("| ").append(name).append(" |");
         for (Contender v : List.of(Contender.P5U, Contender.P5M)) {
             double r = ratio.apply(v);
-            targetCell(md, ratio(r), r, r >= threshold);
+            targetCell(md, Format.ratio(r), r, r >= threshold);
         }
         md.append('\n');
     }
