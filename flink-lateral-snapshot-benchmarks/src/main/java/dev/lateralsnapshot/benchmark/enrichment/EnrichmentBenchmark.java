@@ -374,7 +374,7 @@ public final class EnrichmentBenchmark {
         if (settings.writeDocs && !settings.plan.equals("broadcast")) {
             Report.write(settings, RunMeta.read(settings.workDir), results);
         }
-        String ratios = Report.targetRatios(results);
+        String ratios = TargetsSection.ratios(results);
         if (!ratios.isEmpty()) {
             System.out.println();
             System.out.println("Target ratios (uniform keys, 100k build keys):");

@@ -17,11 +17,11 @@ package dev.lateralsnapshot.benchmark.enrichment;
 import java.util.Locale;
 
 /**
- * How the enrichment benchmark shows a number: in docs/benchmarks.md, in the tables it prints at
- * the end of a run and in the line of every run. It lives in one place so that a rate, a latency or
- * a ratio reads the same wherever it appears. A number keeps no more digits than the noise of a
- * shared machine leaves meaningful, and reads {@code n/a} where nothing was measured (NaN, or a
- * negative size).
+ * How the enrichment benchmark shows a number or a table: in docs/benchmarks.md, in the tables it
+ * prints at the end of a run and in the line of every run. It lives in one place so that a rate, a
+ * latency or a ratio reads the same wherever it appears. A number keeps no more digits than the
+ * noise of a shared machine leaves meaningful, and reads {@code n/a} where nothing was measured
+ * (NaN, or a negative size).
  */
 final class Format {
 
@@ -69,5 +69,44 @@ final class Format {
         return ratio >= 10
                 ? String.format(Locale.ROOT, "%.0fx", ratio)
                 : String.format(Locale.ROOT, "%.2fx", ratio);
+    }
+
+    /**
+     * The first two lines of a markdown table: the names of the columns, then their alignment, one
+     * character a column in {@code alignment}: {@code l} for text, {@code r} for a number, which
+     * reads best aligned on its last digit.
+     */
+    static void header(StringBuilder md, String alignment, String... names) {
+        if (alignment.length() != names.length) {
+            throw new IllegalArgumentException(
+                    "Alignment " + alignment + " for " + names.length + " columns");
+        }
+        row(md, (Object[]) names);
+        md.append('|');
+        for (char column : alignment.toCharArray()) {
+            switch (column) {
+                case 'l':
+                    md.append("---|");
+                    break;
+                case 'r':
+                    md.append("---:|");
+                    break;
+                default:
+                    throw new IllegalArgumentException("Alignment " + column + ": l or r");
+            }
+        }
+        md.append('\n');
+    }
+
+    /** A line of a markdown table, each cell as {@link String#valueOf} shows it. */
+    static void row(StringBuilder md, Object... cells) {
+        md.append("| ");
+        for (int i = 0; i < cells.length; i++) {
+            if (i > 0) {
+                md.append(" | ");
+            }
+            md.append(cells[i]);
+        }
+        md.append(" |\n");
     }
 }
