@@ -98,16 +98,7 @@ final class Cells {
     }
 
     private List<Double> ratios(Contender a, Backend ba, Contender b, Backend bb) {
-        Map<Integer, Double> as = byRound(a, ba);
-        Map<Integer, Double> bs = byRound(b, bb);
-        List<Double> ratios = new ArrayList<>();
-        for (Map.Entry<Integer, Double> e : as.entrySet()) {
-            Double other = bs.get(e.getKey());
-            if (other != null && other > 0) {
-                ratios.add(e.getValue() / other);
-            }
-        }
-        return ratios;
+        return withinRounds(byRound(a, ba), byRound(b, bb));
     }
 
     private Map<Integer, Double> byRound(Contender c, Backend b) {
@@ -138,6 +129,22 @@ final class Cells {
         }
         int n = sorted.size();
         return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+    }
+
+    /**
+     * The ratio of two rates of every round that has both, in the order of the numerators' rounds;
+     * a round whose denominator is not positive has no ratio.
+     */
+    static List<Double> withinRounds(
+            Map<Integer, Double> numerators, Map<Integer, Double> denominators) {
+        List<Double> ratios = new ArrayList<>();
+        for (Map.Entry<Integer, Double> e : numerators.entrySet()) {
+            Double other = denominators.get(e.getKey());
+            if (other != null && other > 0) {
+                ratios.add(e.getValue() / other);
+            }
+        }
+        return ratios;
     }
 
     static double median(List<RunResult> runs, ToDoubleFunction<RunResult> f) {
