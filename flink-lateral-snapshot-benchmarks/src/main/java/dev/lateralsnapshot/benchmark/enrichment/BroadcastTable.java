@@ -16,7 +16,6 @@ package dev.lateralsnapshot.benchmark.enrichment;
 
 import dev.lateralsnapshot.benchmark.enrichment.RunSpec.Mode;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -61,11 +60,19 @@ final class BroadcastTable {
 
     private String runsTable() {
         StringBuilder md = new StringBuilder();
-        md.append("| keys | contender | parallelism | join subtasks | probe rows joined/s")
-                .append(" (median) | range | probe rows emitted/s (median) |")
-                .append(" largest share on one join subtask (median) | range |")
-                .append(" sink rows / probe rows |\n")
-                .append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        Format.header(
+                md,
+                "llrrrrrrrr",
+                "keys",
+                "contender",
+                "parallelism",
+                "join subtasks",
+                "probe rows joined/s (median)",
+                "range",
+                "probe rows emitted/s (median)",
+                "largest share on one join subtask (median)",
+                "range",
+                "sink rows / probe rows");
         Object[][] rows = {
             {UNIFORM, 2, Contender.P1},
             {UNIFORM, 2, Contender.P4},
@@ -86,46 +93,35 @@ final class BroadcastTable {
             if (runs.isEmpty()) {
                 continue;
             }
-            md.append("| ")
-                    .append(keys(scenario))
-                    .append(" | ")
-                    .append(contender.label)
-                    .append(" | ")
-                    .append(parallelism)
-                    .append(" | ")
-                    .append(contender.isSnapshot() ? subtasks(runs) : "")
-                    .append(" | ")
-                    .append(Report.rows(median(runs, r -> r.joinedRate)))
-                    .append(" | ")
-                    .append(Report.rows(min(runs, r -> r.joinedRate)))
-                    .append(" .. ")
-                    .append(Report.rows(max(runs, r -> r.joinedRate)))
-                    .append(" | ")
-                    .append(Report.rows(median(runs, r -> r.rate)))
-                    .append(" | ");
-            if (contender.isSnapshot()) {
-                md.append(percent(median(runs, r -> r.maxJoinShare)))
-                        .append(" | ")
-                        .append(percent(min(runs, r -> r.maxJoinShare)))
-                        .append(" .. ")
-                        .append(percent(max(runs, r -> r.maxJoinShare)));
-            } else {
-                md.append(" | ");
-            }
-            md.append(" | ")
-                    .append(
-                            String.format(
-                                    Locale.ROOT,
-                                    "%.3f",
-                                    median(runs, r -> (double) r.sinkRows / r.probeRows)))
-                    .append(" |\n");
+            boolean snapshot = contender.isSnapshot();
+            Format.row(
+                    md,
+                    keys(scenario),
+                    contender.label,
+                    parallelism,
+                    snapshot ? subtasks(runs) : "",
+                    Format.rows(Cells.median(runs, r -> r.joinedRate)),
+                    Format.rows(Cells.min(runs, r -> r.joinedRate))
+                            + " .. "
+                            + Format.rows(Cells.max(runs, r -> r.joinedRate)),
+                    Format.rows(Cells.median(runs, r -> r.rate)),
+                    snapshot ? percent(Cells.median(runs, r -> r.maxJoinShare)) : "",
+                    snapshot
+                            ? percent(Cells.min(runs, r -> r.maxJoinShare))
+                                    + " .. "
+                                    + percent(Cells.max(runs, r -> r.maxJoinShare))
+                            : "",
+                    String.format(
+                            Locale.ROOT,
+                            "%.3f",
+                            Cells.median(runs, r -> (double) r.sinkRows / r.probeRows)));
         }
         return md.toString();
     }
 
     private String ratiosTable() {
         StringBuilder md = new StringBuilder();
-        md.append("| comparison | median | per round | target |\n|---|---:|---|---|\n");
+        Format.header(md, "lrll", "comparison", "median", "per round", "target");
         ratio(
                 md,
                 "P5 upsert broadcast / P1, uniform keys",
@@ -174,25 +170,23 @@ final class BroadcastTable {
                 continue;
             }
             double even = 1.0 / parallelism;
-            double share = median(runs, r -> r.maxJoinShare);
-            md.append("| largest share on one subtask, broadcast, Zipf s = 1.2, parallelism ")
-                    .append(parallelism)
-                    .append(" | ")
-                    .append(percent(share))
-                    .append(" | ")
-                    .append(
-                            runs.stream()
-                                    .map(r -> percent(r.maxJoinShare))
-                                    .collect(Collectors.joining(", ")))
-                    .append(" | ")
-                    .append(
-                            String.format(
+            double share = Cells.median(runs, r -> r.maxJoinShare);
+            Format.row(
+                    md,
+                    "largest share on one subtask, broadcast, Zipf s = 1.2, parallelism "
+                            + parallelism,
+                    percent(share),
+                    runs.stream()
+                            .map(r -> percent(r.maxJoinShare))
+                            .collect(Collectors.joining(", ")),
+                    String.format(
                                     Locale.ROOT,
                                     "within %.0f points of %s: ",
                                     EVEN_SHARE_TOLERANCE * 100,
-                                    percent(even)))
-                    .append(Math.abs(share - even) <= EVEN_SHARE_TOLERANCE ? "met" : "**missed**")
-                    .append(" |\n");
+                                    percent(even))
+                            + (Math.abs(share - even) <= EVEN_SHARE_TOLERANCE
+                                    ? "met"
+                                    : "**missed**"));
         }
         return md.toString();
     }
@@ -205,31 +199,23 @@ final class BroadcastTable {
             Contender numerator,
             Contender denominator,
             double target) {
-        Map<Integer, Double> as = byRound(scenario, parallelism, numerator);
-        Map<Integer, Double> bs = byRound(scenario, parallelism, denominator);
-        List<Double> ratios = new ArrayList<>();
-        for (Map.Entry<Integer, Double> e : as.entrySet()) {
-            Double other = bs.get(e.getKey());
-            if (other != null && other > 0) {
-                ratios.add(e.getValue() / other);
-            }
-        }
+        List<Double> ratios =
+                Cells.withinRounds(
+                        byRound(scenario, parallelism, numerator),
+                        byRound(scenario, parallelism, denominator));
         if (ratios.isEmpty()) {
             return;
         }
-        double median = Report.median(ratios);
-        md.append("| ")
-                .append(name)
-                .append(" | ")
-                .append(Report.ratio(median))
-                .append(" | ")
-                .append(ratios.stream().map(Report::ratio).collect(Collectors.joining(", ")))
-                .append(" | ");
-        if (!Double.isNaN(target)) {
-            md.append(String.format(Locale.ROOT, "%.2fx: ", target))
-                    .append(median >= target ? "met" : "**missed**");
-        }
-        md.append(" |\n");
+        double median = Cells.median(ratios);
+        Format.row(
+                md,
+                name,
+                Format.ratio(median),
+                ratios.stream().map(Format::ratio).collect(Collectors.joining(", ")),
+                Double.isNaN(target)
+                        ? ""
+                        : String.format(Locale.ROOT, "%.2fx: ", target)
+                                + (median >= target ? "met" : "**missed**"));
     }
 
     private List<RunResult> runs(String scenario, int parallelism, Contender contender) {
@@ -270,20 +256,5 @@ final class BroadcastTable {
 
     private static String percent(double share) {
         return Double.isNaN(share) ? "n/a" : String.format(Locale.ROOT, "%.1f%%", share * 100);
-    }
-
-    private static double median(
-            List<RunResult> runs, java.util.function.ToDoubleFunction<RunResult> f) {
-        return Report.median(runs.stream().map(f::applyAsDouble).collect(Collectors.toList()));
-    }
-
-    private static double min(
-            List<RunResult> runs, java.util.function.ToDoubleFunction<RunResult> f) {
-        return runs.stream().mapToDouble(f).filter(v -> !Double.isNaN(v)).min().orElse(Double.NaN);
-    }
-
-    private static double max(
-            List<RunResult> runs, java.util.function.ToDoubleFunction<RunResult> f) {
-        return runs.stream().mapToDouble(f).filter(v -> !Double.isNaN(v)).max().orElse(Double.NaN);
     }
 }

@@ -14,7 +14,6 @@
 
 package dev.lateralsnapshot.benchmark.enrichment;
 
-import dev.lateralsnapshot.benchmark.enrichment.Report.Cells;
 import dev.lateralsnapshot.benchmark.enrichment.RunSpec.Backend;
 
 import javax.imageio.ImageIO;
@@ -69,7 +68,7 @@ final class Chart {
                     labels(cs),
                     backends,
                     v,
-                    Report::rows);
+                    Format::rows);
         }
         if (!d.isEmpty()) {
             List<Contender> cs = d.contenders();
@@ -119,7 +118,7 @@ final class Chart {
                         labels(cs),
                         scenarios,
                         v,
-                        Report::rows);
+                        Format::rows);
             }
         }
         g.dispose();

@@ -298,15 +298,15 @@ public final class EnrichmentBenchmark {
         Files.createDirectories(settings.workDir);
         Path csv = settings.workDir.resolve("results.csv");
         if (settings.plan.equals("report")) {
-            List<RunResult> results = Report.readCsv(csv);
-            Report.write(settings, Report.readMeta(settings.workDir), results);
+            List<RunResult> results = ResultsCsv.read(csv);
+            Report.write(settings, RunMeta.read(settings.workDir), results);
             return;
         }
         List<Group> groups = plan(settings);
         Files.writeString(csv, RunResult.csvHeader() + "\n", StandardCharsets.UTF_8);
-        Report.Meta meta = new Report.Meta();
+        RunMeta meta = new RunMeta();
         meta.start = LocalDateTime.now();
-        meta.loadBefore = Report.loadAverage();
+        meta.loadBefore = RunMeta.loadAverage();
         meta.groups = groups;
         long startNanos = System.nanoTime();
         List<RunResult> results = new ArrayList<>();
@@ -325,7 +325,7 @@ public final class EnrichmentBenchmark {
                 total,
                 groups.size(),
                 settings.parallelism,
-                Report.bytes(Runtime.getRuntime().maxMemory()));
+                Format.bytes(Runtime.getRuntime().maxMemory()));
         try (JobRunner runner = new JobRunner(settings, slots)) {
             if (settings.warmUp) {
                 warmUp(runner, settings);
@@ -344,7 +344,7 @@ public final class EnrichmentBenchmark {
                         group.why);
                 for (int r = 1; r <= group.rounds; r++) {
                     for (RunSpec spec : group.round(r, settings)) {
-                        double load = Report.loadAverage();
+                        double load = RunMeta.loadAverage();
                         meta.loads.add(load);
                         RunResult result;
                         try {
@@ -369,12 +369,12 @@ public final class EnrichmentBenchmark {
             }
         }
         meta.duration = Duration.ofNanos(System.nanoTime() - startNanos);
-        meta.loadAfter = Report.loadAverage();
-        Report.writeMeta(settings.workDir, meta, settings);
+        meta.loadAfter = RunMeta.loadAverage();
+        meta.write(settings.workDir, settings);
         if (settings.writeDocs && !settings.plan.equals("broadcast")) {
-            Report.write(settings, Report.readMeta(settings.workDir), results);
+            Report.write(settings, RunMeta.read(settings.workDir), results);
         }
-        String ratios = Report.targetRatios(results);
+        String ratios = TargetsSection.ratios(results);
         if (!ratios.isEmpty()) {
             System.out.println();
             System.out.println("Target ratios (uniform keys, 100k build keys):");

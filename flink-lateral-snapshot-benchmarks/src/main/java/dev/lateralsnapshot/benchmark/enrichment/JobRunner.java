@@ -528,8 +528,8 @@ final class JobRunner implements AutoCloseable {
                         "  second %d: %d rows, p99 %s, max %s%n",
                         s,
                         second.getTotalCount(),
-                        Report.millis(second.getValueAtPercentile(99)),
-                        Report.millis(second.getMaxValue()));
+                        Format.millis(second.getValueAtPercentile(99)),
+                        Format.millis(second.getMaxValue()));
             }
         }
         result.latencyCount = merged.getTotalCount();

@@ -149,11 +149,11 @@ final class RunResult {
                                 rateFirstHalf / 1e6,
                                 rateSecondHalf / 1e6,
                                 timeBounded ? ", time-bounded" : "",
-                                Report.millis(p50),
-                                Report.millis(p99),
-                                Report.bytes(stateSizeBytes),
-                                Report.bytes(peakHeapAfterGc),
-                                Report.bytes(peakHeapUsed),
+                                Format.millis(p50),
+                                Format.millis(p99),
+                                Format.bytes(stateSizeBytes),
+                                Format.bytes(peakHeapAfterGc),
+                                Format.bytes(peakHeapUsed),
                                 checkpointsCompleted,
                                 checkpointsFailed));
         if (checkpointFailure != null) {
