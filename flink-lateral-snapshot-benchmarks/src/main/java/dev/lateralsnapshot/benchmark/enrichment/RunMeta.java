@@ -29,6 +29,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
 import java.util.Properties;
+import java.util.TreeSet;
 import java.util.stream.Collectors;
 
 /**
@@ -82,7 +83,9 @@ final class RunMeta {
                                                 g.mode.name(),
                                                 String.valueOf(g.rounds),
                                                 names(g.contenders),
-                                                names(g.heapOnly),
+                                                // A set: in the order of the contenders, so that
+                                                // every run writes the same line.
+                                                names(new TreeSet<>(g.heapOnly)),
                                                 g.why))
                         .collect(Collectors.joining("\n")));
         p.setProperty("args", String.join(" ", settings.rawArgs));
