@@ -42,8 +42,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * must be the rows the SQL Client prints. The page's SQL names the broker {@code localhost:9092};
  * here it is the test broker's address.
  *
- * <p>{@code DocsSqlSnippetsTest} of flink-lateral-snapshot-tests runs the SQL of the other pages on
- * a MiniCluster, which has no broker; it leaves this page to this test.
+ * <p>{@code DocsSqlSnippetsITCase} of flink-lateral-snapshot-tests runs the SQL of the other pages
+ * on a MiniCluster, which has no broker; it leaves this page to this test.
  */
 @ExtendWith(LocalKafkaAndFlink.class)
 class KafkaTutorialIT {

@@ -134,14 +134,6 @@ public final class SnapshotTestEnvironments {
     }
 
     /**
-     * A fresh environment of {@link #batch} for each test that takes one as a parameter, both
-     * tables in one directory.
-     */
-    public static TableEnvironmentExtension batchPerTest() {
-        return new TableEnvironmentExtension(directory -> batch(directory, directory));
-    }
-
-    /**
      * The tables and views of sections 0 and 4, a primary-key variant of {@code rates}, and {@code
      * rates_r}.
      */

@@ -25,7 +25,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The snippets of one Markdown file that {@link DocsSqlSnippetsTest} runs, in the order of the
+ * The snippets of one Markdown file that {@link DocsSqlSnippetsITCase} runs, in the order of the
  * file:
  *
  * <ul>

@@ -32,7 +32,7 @@ import java.util.List;
  * comparing, and review the change in version control:
  *
  * <pre>{@code
- * mvn -B -pl flink-lateral-snapshot-tests -am test -Dtest=LateralSnapshotPlanTest \
+ * mvn -B -pl flink-lateral-snapshot-tests -am test -Dtest='*PlanTest' \
  *     -Dsurefire.failIfNoSpecifiedTests=false -Dplans.regenerate=true
  * }</pre>
  */

@@ -33,11 +33,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import java.io.ByteArrayOutputStream;
-import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -55,8 +53,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * not compile for.
  */
 class LateralSnapshotCompiledPlanTest {
-
-    private static final String TYPE = "stream-exec-lateral-snapshot-join_1";
 
     private static final String LOAD_COMPLETED_TIME =
             "load_completed_time => CAST(TIMESTAMP '2026-01-02 00:00:00' AS TIMESTAMP_LTZ(3))";
@@ -203,7 +199,9 @@ class LateralSnapshotCompiledPlanTest {
     void aPlanOfALaterVersionFailsToLoadWithAClearMessage() {
         TableEnvironment env = streamingEnvironment();
         String plan = env.compilePlanSql(statement("inner_join")).asJsonString();
-        String later = plan.replace("\"" + TYPE + "\"", "\"stream-exec-lateral-snapshot-join_2\"");
+        String later =
+                plan.replace(
+                        "\"" + Plans.JOIN_TYPE + "\"", "\"stream-exec-lateral-snapshot-join_2\"");
 
         assertThatThrownBy(() -> env.loadPlan(PlanReference.fromJsonString(later)))
                 .isInstanceOf(TableException.class)
@@ -236,7 +234,7 @@ class LateralSnapshotCompiledPlanTest {
             System.setOut(out);
         }
         assertThat(printed.toString(StandardCharsets.UTF_8))
-                .contains("\"type\" : \"" + TYPE + "\"");
+                .contains("\"type\" : \"" + Plans.JOIN_TYPE + "\"");
     }
 
     /**
@@ -277,16 +275,7 @@ class LateralSnapshotCompiledPlanTest {
 
     /** The JSON of the plan's one LATERAL SNAPSHOT join. */
     private static ObjectNode joinNode(String plan) {
-        List<ObjectNode> joins = new ArrayList<>();
-        try {
-            for (JsonNode node : JSON.readTree(plan).get("nodes")) {
-                if (node.get("type").asText().equals(TYPE)) {
-                    joins.add((ObjectNode) node);
-                }
-            }
-        } catch (IOException e) {
-            throw new AssertionError("The plan is no JSON: " + plan, e);
-        }
+        List<ObjectNode> joins = Plans.joinNodes(plan);
         assertThat(joins).as("LATERAL SNAPSHOT joins in%n%s", plan).hasSize(1);
         return joins.get(0);
     }

@@ -14,11 +14,9 @@
 
 package dev.lateralsnapshot.tests.plan;
 
-import dev.lateralsnapshot.LateralSnapshot;
 import dev.lateralsnapshot.LateralSnapshotOptions;
 import dev.lateralsnapshot.LateralSnapshotOptions.BuildDistribution;
 import dev.lateralsnapshot.testutils.connectors.Directories;
-import dev.lateralsnapshot.testutils.environments.TableEnvironments;
 
 import org.apache.flink.table.api.ExplainDetail;
 import org.apache.flink.table.api.TableEnvironment;
@@ -33,25 +31,22 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Collectors;
 
-import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.BATCH_ORDERS_COLUMNS;
-import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.BATCH_RATES_COLUMNS;
-import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.createTable;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The plans of LATERAL SNAPSHOT joins, compared with golden files (see {@link GoldenFiles}, which
  * also says how to regenerate them): every syntax variant, also with a third table or a sub-query,
  * INNER and LEFT, equality, mixed and non-equality predicates, composite keys, a view and a CTE as
- * the build input, the changelog modes with and without a primary key on the build side, the
- * broadcast build distribution, the drop-in jar's planner (which fuses the Calc after the join into
- * the join in the execution plan), and batch mode. Each file holds the statement and Flink's
- * complete EXPLAIN output for it.
+ * the build input, the changelog modes with and without a primary key on the build side and the
+ * layout of the build side that follows from them, the broadcast build distribution, and the
+ * drop-in jar's planner (which fuses the Calc after the join into the join in the execution plan).
+ * Each file holds the statement and Flink's complete EXPLAIN output for it. Batch mode is in {@link
+ * LateralSnapshotBatchPlanTest}.
  *
  * <p>The tables are those of the reference (docs/lateral-snapshot-join.md, "Syntax"), and a few
- * more. Plans do not depend on the clock: every streaming query fixes {@code load_completed_time},
- * whose default is the time of compilation. Batch plans do not depend on file sizes: the sources
- * report no statistics. Planning never reads the tables' files, and their directory is not in the
- * plans.
+ * more. Plans do not depend on the clock: every query fixes {@code load_completed_time}, whose
+ * default is the time of compilation. Planning never reads the tables' files, and their directory
+ * is not in the plans.
  */
 class LateralSnapshotPlanTest {
 
@@ -75,7 +70,6 @@ class LateralSnapshotPlanTest {
     /** One statement to explain: its name is the name of its golden file. */
     static final class PlanCase {
         final String name;
-        final boolean batch;
         final boolean dropIn;
         final BuildDistribution buildDistribution;
         final String statement;
@@ -83,13 +77,11 @@ class LateralSnapshotPlanTest {
 
         PlanCase(
                 String name,
-                boolean batch,
                 boolean dropIn,
                 BuildDistribution buildDistribution,
                 String statement,
                 ExplainDetail... details) {
             this.name = name;
-            this.batch = batch;
             this.dropIn = dropIn;
             this.buildDistribution = buildDistribution;
             this.statement = statement;
@@ -279,6 +271,29 @@ class LateralSnapshotPlanTest {
                                 + ") AS r"
                                 + ON_CURRENCY,
                         ExplainDetail.CHANGELOG_MODE),
+                // The build side's primary key on the join key, within larger join keys, and
+                // outside the join keys (see the tests of the build side's layout below).
+                stream(
+                        "primary_key_on_the_join_key_changelog_mode",
+                        "SELECT o.order_id, r.rate FROM orders AS o JOIN LATERAL SNAPSHOT("
+                                + SNAPSHOT_ARGUMENTS.replace("TABLE rates", "TABLE rates_pk")
+                                + ") AS r"
+                                + ON_CURRENCY,
+                        ExplainDetail.CHANGELOG_MODE),
+                stream(
+                        "primary_key_within_the_join_keys_changelog_mode",
+                        "SELECT o.order_id, r.rate FROM orders AS o JOIN LATERAL SNAPSHOT("
+                                + SNAPSHOT_ARGUMENTS.replace("TABLE rates", "TABLE rates_pk")
+                                + ") AS r"
+                                + ON_CURRENCY
+                                + " AND o.order_id = r.rate",
+                        ExplainDetail.CHANGELOG_MODE),
+                stream(
+                        "primary_key_outside_the_join_keys_changelog_mode",
+                        "SELECT o.order_id, r.rate FROM orders AS o JOIN LATERAL SNAPSHOT("
+                                + SNAPSHOT_ARGUMENTS.replace("TABLE rates", "TABLE rates_pk")
+                                + ") AS r ON o.order_id = r.rate",
+                        ExplainDetail.CHANGELOG_MODE),
                 // The broadcast build distribution: no exchange under the probe input, a
                 // broadcast one under the build input, with or without equality keys.
                 broadcast(
@@ -352,27 +367,15 @@ class LateralSnapshotPlanTest {
                                 + SNAPSHOT_ARGUMENTS.replace("TABLE rates", "TABLE rates_pk")
                                 + ") AS r"
                                 + ON_CURRENCY,
-                        ExplainDetail.CHANGELOG_MODE),
-                batch(
-                        "batch_inner_join",
-                        "SELECT o.order_id, o.currency, r.rate FROM orders_b AS o"
-                                + " JOIN LATERAL SNAPSHOT(input => TABLE rates_b) AS r"
-                                + ON_CURRENCY),
-                batch(
-                        "batch_left_join",
-                        "SELECT o.order_id, o.currency, r.rate FROM orders_b AS o"
-                                + " LEFT JOIN LATERAL SNAPSHOT(input => TABLE rates_b,"
-                                + " state_ttl => INTERVAL '1' HOUR) AS r"
-                                + ON_CURRENCY
-                                + " ORDER BY o.order_id, r.rate"));
+                        ExplainDetail.CHANGELOG_MODE));
     }
 
     private static PlanCase stream(String name, String statement, ExplainDetail... details) {
-        return new PlanCase(name, false, false, BuildDistribution.HASH, statement, details);
+        return new PlanCase(name, false, BuildDistribution.HASH, statement, details);
     }
 
     private static PlanCase broadcast(String name, String statement, ExplainDetail... details) {
-        return new PlanCase(name, false, false, BuildDistribution.BROADCAST, statement, details);
+        return new PlanCase(name, false, BuildDistribution.BROADCAST, statement, details);
     }
 
     private static PlanCase dropIn(
@@ -380,49 +383,16 @@ class LateralSnapshotPlanTest {
             BuildDistribution distribution,
             String statement,
             ExplainDetail... details) {
-        return new PlanCase(name, false, true, distribution, statement, details);
-    }
-
-    private static PlanCase batch(String name, String statement) {
-        return new PlanCase(name, true, false, BuildDistribution.HASH, statement);
+        return new PlanCase(name, true, distribution, statement, details);
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("cases")
     void planMatchesGoldenFile(PlanCase planCase) throws Exception {
-        TableEnvironment env =
-                planCase.batch
-                        ? batchEnvironment()
-                        : planCase.dropIn ? dropInEnvironment() : streamingEnvironment();
+        TableEnvironment env = planCase.dropIn ? dropInEnvironment() : streamingEnvironment();
         env.getConfig()
                 .set(LateralSnapshotOptions.BUILD_DISTRIBUTION, planCase.buildDistribution.value());
-        String explained = env.explainSql(planCase.statement, planCase.details);
-        String details =
-                Arrays.stream(planCase.details)
-                        .map(detail -> " " + detail.name())
-                        .collect(Collectors.joining());
-        GoldenFiles.assertMatches(
-                getClass(),
-                planCase.name,
-                "EXPLAIN" + details + " " + planCase.statement + "\n\n" + explained);
-    }
-
-    /** Batch mode plans a regular join, whatever the build distribution. */
-    @Test
-    void batchPlanIgnoresTheBuildDistribution() {
-        PlanCase batchCase =
-                cases().stream()
-                        .filter(candidate -> candidate.name.equals("batch_left_join"))
-                        .findFirst()
-                        .orElseThrow();
-        String hash = batchEnvironment().explainSql(batchCase.statement);
-        TableEnvironment broadcast = batchEnvironment();
-        broadcast
-                .getConfig()
-                .set(
-                        LateralSnapshotOptions.BUILD_DISTRIBUTION,
-                        BuildDistribution.BROADCAST.value());
-        assertThat(broadcast.explainSql(batchCase.statement)).isEqualTo(hash);
+        Plans.explain(getClass(), planCase.name, env, planCase.statement, planCase.details);
     }
 
     /** The syntax variants of a join plan identically (docs/lateral-snapshot-join.md, "Syntax"). */
@@ -479,7 +449,7 @@ class LateralSnapshotPlanTest {
         String plan = optimizedPlans(env, "left_join_lateral_snapshot_third_table_where");
         assertThat(joinNode(plan))
                 .isEqualTo(joinNode(optimizedPlans(env, "left_join_lateral_snapshot")));
-        assertThat(physicalPlan(plan))
+        assertThat(Plans.physicalPlan(plan))
                 .containsOnlyOnce(
                         "Calc(select=[order_id, currency, rate],"
                                 + " where=[<(*(rate, 10), order_id)])");
@@ -492,7 +462,7 @@ class LateralSnapshotPlanTest {
     @Test
     void whereClauseReachesALowerSnapshotJoin() {
         String plan =
-                physicalPlan(
+                Plans.physicalPlan(
                         optimizedPlans(
                                 streamingEnvironment(),
                                 "comma_lateral_snapshot_below_left_join_lateral_snapshot_where"));
@@ -502,10 +472,65 @@ class LateralSnapshotPlanTest {
                 .doesNotContain("distribution=[single]");
     }
 
+    // ---- changelog modes and the build side's layout ----
+
+    /**
+     * A build side without a primary key sends retractions, and nothing drops its UPDATE_BEFORE
+     * messages on their way to the join (its golden file shows the changelog modes): the join keeps
+     * the build rows as a multiset.
+     */
+    @Test
+    void buildWithoutPrimaryKeyReceivesRetractions() {
+        String statement = planCase("build_without_primary_key_changelog_mode").statement;
+        assertThat(
+                        Plans.physicalPlan(
+                                streamingEnvironment()
+                                        .explainSql(statement, ExplainDetail.CHANGELOG_MODE)))
+                .doesNotContain("DropUpdateBefore");
+        assertThat(Plans.buildSideLayouts(streamingEnvironment(), statement))
+                .containsExactly("MULTISET");
+    }
+
+    /**
+     * A primary key on the join key makes the build side an upsert changelog, without UPDATE_BEFORE
+     * (its golden file shows the changelog modes): the join keeps one row per key.
+     */
+    @Test
+    void buildWithPrimaryKeyOnTheJoinKeyIsAnUpsertChangelog() {
+        assertThat(layouts("primary_key_on_the_join_key_changelog_mode"))
+                .containsExactly("ONE_ROW_PER_KEY");
+    }
+
+    /**
+     * A primary key within larger join keys keeps the retractions (its golden file shows the
+     * changelog modes), but the join still keeps one row per key: a key of the join holds at most
+     * one row of the primary key.
+     */
+    @Test
+    void primaryKeyWithinLargerJoinKeysKeepsRetractionsButOneRowPerKey() {
+        assertThat(layouts("primary_key_within_the_join_keys_changelog_mode"))
+                .containsExactly("ONE_ROW_PER_KEY");
+    }
+
+    /**
+     * A primary key outside the join keys keeps the retractions (its golden file shows the
+     * changelog modes), and a key of the join may hold several rows: a multiset.
+     */
+    @Test
+    void primaryKeyOutsideTheJoinKeysIsAMultiset() {
+        assertThat(layouts("primary_key_outside_the_join_keys_changelog_mode"))
+                .containsExactly("MULTISET");
+    }
+
+    /** The build side's layout of each join of a case, in the plan's order. */
+    private static List<String> layouts(String caseName) {
+        return Plans.buildSideLayouts(streamingEnvironment(), planCase(caseName).statement);
+    }
+
     /** The LATERAL SNAPSHOT join node of the physical plan of {@link #optimizedPlans}. */
     private static String joinNode(String optimizedPlans) {
         List<String> joins =
-                Arrays.stream(physicalPlan(optimizedPlans).split("\n"))
+                Arrays.stream(Plans.physicalPlan(optimizedPlans).split("\n"))
                         .filter(line -> line.contains("LateralSnapshotJoin("))
                         .map(line -> line.substring(line.indexOf("LateralSnapshotJoin(")))
                         .collect(Collectors.toList());
@@ -513,21 +538,17 @@ class LateralSnapshotPlanTest {
         return joins.get(0);
     }
 
-    /** The physical plan of {@link #optimizedPlans}, without the execution plan. */
-    private static String physicalPlan(String optimizedPlans) {
-        return optimizedPlans.substring(
-                0, optimizedPlans.indexOf("== Optimized Execution Plan =="));
-    }
-
     /** The optimized physical and execution plans of a case, without its syntax tree. */
     private static String optimizedPlans(TableEnvironment env, String caseName) {
-        PlanCase planCase =
-                cases().stream()
-                        .filter(candidate -> candidate.name.equals(caseName))
-                        .findFirst()
-                        .orElseThrow();
-        String explained = env.explainSql(planCase.statement);
+        String explained = env.explainSql(planCase(caseName).statement);
         return explained.substring(explained.indexOf("== Optimized Physical Plan =="));
+    }
+
+    private static PlanCase planCase(String name) {
+        return cases().stream()
+                .filter(candidate -> candidate.name.equals(name))
+                .findFirst()
+                .orElseThrow();
     }
 
     private static TableEnvironment streamingEnvironment() {
@@ -557,16 +578,6 @@ class LateralSnapshotPlanTest {
                 "CREATE TABLE trades (trade_id BIGINT, currency STRING, venue STRING,"
                         + " ts AS LOCALTIMESTAMP, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND"
                         + ") WITH ('connector' = 'datagen')");
-        return env;
-    }
-
-    private static TableEnvironment batchEnvironment() {
-        TableEnvironment env = TableEnvironments.batch();
-        env.getConfig().set("table.optimizer.source.report-statistics-enabled", "false");
-        LateralSnapshot.install(env);
-        String csv = Directories.filesystem(directory, "csv");
-        env.executeSql(createTable("orders_b", BATCH_ORDERS_COLUMNS, csv));
-        env.executeSql(createTable("rates_b", BATCH_RATES_COLUMNS, csv));
         return env;
     }
 }

@@ -14,29 +14,15 @@
 
 package dev.lateralsnapshot.tests.runtime;
 
-import dev.lateralsnapshot.LateralSnapshot;
-import dev.lateralsnapshot.testutils.connectors.Directories;
 import dev.lateralsnapshot.testutils.environments.StateBackendKind;
-import dev.lateralsnapshot.testutils.environments.TableEnvironments;
 
 import org.apache.flink.table.api.TableEnvironment;
-import org.apache.flink.types.Row;
-import org.apache.flink.util.CloseableIterator;
 
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 
-import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.BATCH_ORDERS_COLUMNS;
-import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.BATCH_ORDERS_CSV;
-import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.BATCH_RATES_COLUMNS;
-import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.BATCH_RATES_CSV;
-import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.createTable;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -57,7 +43,7 @@ class BatchModeITCase extends MiniClusterTestBase {
             throws Exception {
         TableEnvironment env = batchEnvironment(backend);
         // Without watermarks and without on_time; state_ttl accepted and ignored.
-        List<String> firstRun = rows(env, LEFT_JOIN);
+        List<String> firstRun = rows(env.sqlQuery(LEFT_JOIN));
         assertThat(firstRun)
                 .containsExactly(
                         "+I[1, A, 1.0]",
@@ -66,7 +52,7 @@ class BatchModeITCase extends MiniClusterTestBase {
                         "+I[3, C, null]",
                         "+I[4, A, 1.0]",
                         "+I[4, A, 1.5]");
-        assertThat(rows(env, LEFT_JOIN)).as("a repeated run").isEqualTo(firstRun);
+        assertThat(rows(env.sqlQuery(LEFT_JOIN))).as("a repeated run").isEqualTo(firstRun);
 
         // The plan is the regular join's, which Flink chooses (docs/lateral-snapshot-join.md,
         // "Batch mode"): for files this small, its cost model broadcasts the build side into a
@@ -92,31 +78,5 @@ class BatchModeITCase extends MiniClusterTestBase {
     private static String optimizedPlans(TableEnvironment env, String query) {
         String explained = env.explainSql(query);
         return explained.substring(explained.indexOf("== Optimized Physical Plan =="));
-    }
-
-    private TableEnvironment batchEnvironment(StateBackendKind backend) throws IOException {
-        Path orders = Files.createDirectories(directory.resolve("orders_b"));
-        Path rates = Files.createDirectories(directory.resolve("rates_b"));
-        Files.write(orders.resolve("o.csv"), BATCH_ORDERS_CSV);
-        Files.write(rates.resolve("r.csv"), BATCH_RATES_CSV);
-
-        TableEnvironment env = TableEnvironments.batch();
-        env.getConfig().set("parallelism.default", String.valueOf(StreamingScenario.PARALLELISM));
-        env.getConfig().set("state.backend.type", backend.type);
-        LateralSnapshot.install(env);
-        env.executeSql(
-                createTable(
-                        "orders_b", BATCH_ORDERS_COLUMNS, Directories.filesystem(orders, "csv")));
-        env.executeSql(
-                createTable("rates_b", BATCH_RATES_COLUMNS, Directories.filesystem(rates, "csv")));
-        return env;
-    }
-
-    private static List<String> rows(TableEnvironment env, String query) throws Exception {
-        List<String> rows = new ArrayList<>();
-        try (CloseableIterator<Row> result = env.executeSql(query).collect()) {
-            result.forEachRemaining(row -> rows.add(row.toString()));
-        }
-        return rows;
     }
 }

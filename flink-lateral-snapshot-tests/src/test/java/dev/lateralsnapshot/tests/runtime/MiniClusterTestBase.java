@@ -24,9 +24,12 @@ import dev.lateralsnapshot.testutils.environments.StateBackendKind;
 import dev.lateralsnapshot.testutils.environments.TableEnvironments;
 
 import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.table.api.Table;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.types.Row;
+import org.apache.flink.util.CloseableIterator;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -40,6 +43,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.LongStream;
 
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.BATCH_ORDERS_COLUMNS;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.BATCH_ORDERS_CSV;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.BATCH_RATES_COLUMNS;
+import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.BATCH_RATES_CSV;
 import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.ENRICHED_COLUMNS;
 import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.ORDERS_COLUMNS;
 import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.RATES_COLUMNS;
@@ -51,7 +58,9 @@ import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.createTable;
  *
  * <p>For the tests that run a statement over bounded files to its end, it also writes those files
  * ({@link #writeBoundedInput}), creates the tables over them ({@link #boundedInputTables}) and
- * closes the collections of their sinks after each test ({@link #collection}).
+ * closes the collections of their sinks after each test ({@link #collection}); for batch mode it
+ * writes the tables of the reference's batch example ({@link #batchEnvironment}). {@link #rows}
+ * runs a query to its end.
  */
 public abstract class MiniClusterTestBase {
 
@@ -121,6 +130,38 @@ public abstract class MiniClusterTestBase {
         env.executeSql(
                 createTable("enriched", ENRICHED_COLUMNS, CollectingTableFactory.options(sink)));
         return env;
+    }
+
+    /**
+     * A batch environment at parallelism 2 on the backend, with the join installed and the tables
+     * {@code orders_b} and {@code rates_b} of the reference's batch example (section 8 of the
+     * release-testing plan) over their rows, written under this test's directory.
+     */
+    protected TableEnvironment batchEnvironment(StateBackendKind backend) throws IOException {
+        Path orders = Files.createDirectories(directory.resolve("orders_b"));
+        Path rates = Files.createDirectories(directory.resolve("rates_b"));
+        Files.write(orders.resolve("o.csv"), BATCH_ORDERS_CSV);
+        Files.write(rates.resolve("r.csv"), BATCH_RATES_CSV);
+
+        TableEnvironment env = TableEnvironments.batch();
+        env.getConfig().set("parallelism.default", String.valueOf(StreamingScenario.PARALLELISM));
+        env.getConfig().set("state.backend.type", backend.type);
+        LateralSnapshot.install(env);
+        env.executeSql(
+                createTable(
+                        "orders_b", BATCH_ORDERS_COLUMNS, Directories.filesystem(orders, "csv")));
+        env.executeSql(
+                createTable("rates_b", BATCH_RATES_COLUMNS, Directories.filesystem(rates, "csv")));
+        return env;
+    }
+
+    /** Runs the table's query to its end and returns its rows as strings, in arrival order. */
+    protected static List<String> rows(Table table) throws Exception {
+        List<String> rows = new ArrayList<>();
+        try (CloseableIterator<Row> result = table.execute().collect()) {
+            result.forEachRemaining(row -> rows.add(row.toString()));
+        }
+        return rows;
     }
 
     /**

@@ -45,7 +45,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * in a directory of its own. The Kafka tutorial is the exception: its SQL needs a Kafka broker, and
  * {@code KafkaTutorialIT} of flink-lateral-snapshot-e2e runs it on one.
  */
-class DocsSqlSnippetsTest {
+class DocsSqlSnippetsITCase {
 
     /** Enough for a running query and an insert next to it, each at parallelism 1. */
     private static final int SLOTS = 4;

@@ -31,7 +31,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * (docs/tutorial.md): the orders held in the load phase and enriched at the flip, order 103 with
  * NULLs, the upgrade that order 104 picks up, and the metrics.
  */
-class EnrichOrdersDemoTest {
+class EnrichOrdersDemoITCase {
 
     @Test
     void showsTheTutorialsScenario() throws Exception {

@@ -12,20 +12,16 @@
  * limitations under the License.
  */
 
-package dev.lateralsnapshot.planner.runtime;
+package dev.lateralsnapshot.tests.runtime;
 
 import dev.lateralsnapshot.LateralSnapshot;
 import dev.lateralsnapshot.testutils.connectors.Directories;
-import dev.lateralsnapshot.testutils.environments.MiniClusters;
 import dev.lateralsnapshot.testutils.environments.TableEnvironments;
 
 import org.apache.flink.table.api.TableEnvironment;
-import org.apache.flink.test.junit5.MiniClusterExtension;
 
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -42,13 +38,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Runs LATERAL SNAPSHOT joins against a primary-key build side with a filter on a non-key column,
  * on a MiniCluster at parallelism 2 with bounded inputs (the end of the build input flips the join
- * and applies every change, see {@link LateralSnapshotJoinMiniClusterTest}). The build input keeps
- * its UPDATE_BEFORE messages: an update whose new row fails the filter must remove the old row, and
- * one whose old row failed it must add the new row.
+ * and applies every change, see {@link LateralSnapshotJoinITCase}). The build input keeps its
+ * UPDATE_BEFORE messages: an update whose new row fails the filter must remove the old row, and one
+ * whose old row failed it must add the new row.
  */
-class LateralSnapshotJoinUpsertInputMiniClusterTest {
-
-    @RegisterExtension static final MiniClusterExtension MINI_CLUSTER = MiniClusters.extension(2);
+class LateralSnapshotJoinUpsertInputITCase extends MiniClusterTestBase {
 
     /**
      * Debezium changes of rates, filtered by {@code rate > 1.2}: A moves into the filter, B moves
@@ -64,8 +58,6 @@ class LateralSnapshotJoinUpsertInputMiniClusterTest {
                     update("B", 2.0, "2026-01-01 10:00:00", 0.5, "2026-02-01 10:00:00"),
                     update("C", 3.0, "2026-01-01 10:00:00", 3.5, "2026-02-01 10:00:00"),
                     delete("D", 4.0, "2026-01-01 10:00:00"));
-
-    @TempDir Path directory;
 
     private TableEnvironment env;
 
@@ -120,6 +112,6 @@ class LateralSnapshotJoinUpsertInputMiniClusterTest {
     }
 
     private List<String> rows(String query) throws Exception {
-        return LateralSnapshotJoinMiniClusterTest.rows(env.sqlQuery(query));
+        return rows(env.sqlQuery(query));
     }
 }

@@ -12,31 +12,25 @@
  * limitations under the License.
  */
 
-package dev.lateralsnapshot.planner.runtime;
+package dev.lateralsnapshot.tests.runtime;
 
 import dev.lateralsnapshot.LateralSnapshot;
 import dev.lateralsnapshot.testutils.connectors.CollectedRows;
 import dev.lateralsnapshot.testutils.connectors.CollectingSink;
 import dev.lateralsnapshot.testutils.connectors.CollectingTableFactory;
-import dev.lateralsnapshot.testutils.environments.MiniClusters;
 import dev.lateralsnapshot.testutils.environments.StateBackendKind;
 
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.StatementSet;
 import org.apache.flink.table.api.Table;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
-import org.apache.flink.test.junit5.MiniClusterExtension;
 
-import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
-import static dev.lateralsnapshot.planner.runtime.LateralSnapshotJoinMiniClusterTest.rows;
 import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.createTable;
 import static org.apache.flink.table.api.Expressions.$;
 import static org.apache.flink.table.api.Expressions.call;
@@ -46,15 +40,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * {@code orders.joinLateral(call("SNAPSHOT", ...), predicate)} on a MiniCluster, on both state
  * backends, through every way a Table API table runs: its rows are those of the SQL statement, with
- * the bounded inputs of {@link LateralSnapshotJoinMiniClusterTest}.
+ * the bounded inputs of {@link LateralSnapshotJoinITCase}.
  */
-class JoinLateralMiniClusterTest {
-
-    @RegisterExtension static final MiniClusterExtension MINI_CLUSTER = MiniClusters.extension(2);
+class JoinLateralITCase extends MiniClusterTestBase {
 
     private static final String SINK_COLUMNS = "order_id BIGINT, currency STRING, r_rate DOUBLE";
-
-    @TempDir Path directory;
 
     private StreamExecutionEnvironment streams;
 
@@ -126,8 +116,8 @@ class JoinLateralMiniClusterTest {
     }
 
     /**
-     * A DataStream-bridged environment like that of {@link LateralSnapshotJoinMiniClusterTest}, on
-     * the backend. Without {@code table.exec.source.idle-timeout}: a build subtask slow to read its
+     * A DataStream-bridged environment like that of {@link LateralSnapshotJoinITCase}, on the
+     * backend. Without {@code table.exec.source.idle-timeout}: a build subtask slow to read its
      * file would be marked idle, and the build watermark of the subtask without a file, which ends
      * at once, would flip the join before the build rows arrive.
      */
@@ -138,7 +128,7 @@ class JoinLateralMiniClusterTest {
         env.getConfig().set("parallelism.default", "2");
         env.getConfig().set("state.backend.type", backend.type);
         LateralSnapshot.install(env);
-        LateralSnapshotJoinMiniClusterTest.createTables(env, directory);
+        LateralSnapshotJoinITCase.createTables(env, directory);
         return env;
     }
 

@@ -12,24 +12,18 @@
  * limitations under the License.
  */
 
-package dev.lateralsnapshot.planner.runtime;
+package dev.lateralsnapshot.tests.runtime;
 
 import dev.lateralsnapshot.LateralSnapshot;
-import dev.lateralsnapshot.planner.SnapshotTestEnvironments;
 import dev.lateralsnapshot.testutils.connectors.Directories;
-import dev.lateralsnapshot.testutils.environments.MiniClusters;
+import dev.lateralsnapshot.testutils.environments.StateBackendKind;
 import dev.lateralsnapshot.testutils.environments.TableEnvironments;
 
 import org.apache.flink.table.api.Table;
 import org.apache.flink.table.api.TableEnvironment;
-import org.apache.flink.test.junit5.MiniClusterExtension;
-import org.apache.flink.types.Row;
-import org.apache.flink.util.CloseableIterator;
 
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -37,15 +31,12 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BiFunction;
 
 import static dev.lateralsnapshot.testutils.tables.RateChanges.delete;
 import static dev.lateralsnapshot.testutils.tables.RateChanges.insert;
 import static dev.lateralsnapshot.testutils.tables.RateChanges.update;
-import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.BATCH_ORDERS_CSV;
-import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.BATCH_RATES_CSV;
 import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.RATES_COLUMNS;
 import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.RATES_PK_COLUMNS;
 import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.createTable;
@@ -62,9 +53,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * operator's timing is tested in the runtime module. The Table API forms must give the rows of the
  * SQL statement.
  */
-class LateralSnapshotJoinMiniClusterTest {
-
-    @RegisterExtension static final MiniClusterExtension MINI_CLUSTER = MiniClusters.extension(2);
+class LateralSnapshotJoinITCase extends MiniClusterTestBase {
 
     /** The changes of section 3 of the release-testing plan, after the rows of section 1. */
     private static final List<String> BUILD_CHANGES =
@@ -84,8 +73,6 @@ class LateralSnapshotJoinMiniClusterTest {
         "+I[4, A, 1.0]",
         "+I[4, A, 1.5]"
     };
-
-    @TempDir Path directory;
 
     private TableEnvironment env;
 
@@ -294,24 +281,10 @@ class LateralSnapshotJoinMiniClusterTest {
 
     /** A batch environment with the tables and rows of section 8 of the release-testing plan. */
     private void useBatchEnvironment() throws IOException {
-        Path orders = Files.createDirectories(directory.resolve("orders_b"));
-        Path rates = Files.createDirectories(directory.resolve("rates_b"));
-        Files.write(orders.resolve("o.csv"), BATCH_ORDERS_CSV);
-        Files.write(rates.resolve("r.csv"), BATCH_RATES_CSV);
-        env = SnapshotTestEnvironments.batch(orders, rates);
-        env.getConfig().set("parallelism.default", "2");
+        env = batchEnvironment(StateBackendKind.HEAP);
     }
 
     private List<String> rows(String query) throws Exception {
         return rows(env.sqlQuery(query));
-    }
-
-    /** Runs the table's query to its end and returns its rows as strings, in arrival order. */
-    static List<String> rows(Table table) throws Exception {
-        List<String> rows = new ArrayList<>();
-        try (CloseableIterator<Row> result = table.execute().collect()) {
-            result.forEachRemaining(row -> rows.add(row.toString()));
-        }
-        return rows;
     }
 }
