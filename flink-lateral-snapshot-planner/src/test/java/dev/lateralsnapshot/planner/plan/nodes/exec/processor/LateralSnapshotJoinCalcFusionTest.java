@@ -14,7 +14,7 @@
 
 package dev.lateralsnapshot.planner.plan.nodes.exec.processor;
 
-import dev.lateralsnapshot.LateralSnapshotOptions;
+import dev.lateralsnapshot.config.LateralSnapshotOptions;
 import dev.lateralsnapshot.planner.SnapshotTestEnvironments;
 import dev.lateralsnapshot.planner.delegation.LateralSnapshotPlannerFactory;
 import dev.lateralsnapshot.planner.plan.nodes.exec.stream.StreamExecLateralSnapshotBroadcastJoin;
