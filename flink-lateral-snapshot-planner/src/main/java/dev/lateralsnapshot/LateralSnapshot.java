@@ -114,7 +114,10 @@ public final class LateralSnapshot {
      * name in every catalog and database, unless the current catalog and database define their own
      * function of that name. And it puts a planner in the environment that delegates everything to
      * Flink's and plans {@code joinLateral(call("SNAPSHOT", ...), predicate)}, which Flink 2.3
-     * cannot convert, like the SQL join.
+     * cannot convert, like the SQL join. In streaming mode the planner it delegates to is the one
+     * of the drop-in jar, made of the environment's parts: Flink's stream planner with one more
+     * step, which fuses the projection after a join into the join, so that a statement runs as the
+     * same job with the drop-in jar or without it.
      */
     public static void install(TableEnvironment env) {
         LateralSnapshotActivation.install(env);

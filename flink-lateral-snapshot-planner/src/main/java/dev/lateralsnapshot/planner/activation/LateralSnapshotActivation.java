@@ -18,6 +18,7 @@ import dev.lateralsnapshot.planner.functions.LateralSnapshotOperatorTable;
 import dev.lateralsnapshot.planner.internal.EnvironmentCatalogs;
 import dev.lateralsnapshot.planner.internal.ExecNodeRegistry;
 import dev.lateralsnapshot.planner.internal.PlannerConfigs;
+import dev.lateralsnapshot.planner.internal.PlannerFactoryContexts;
 import dev.lateralsnapshot.planner.internal.ProcessingStreamPlanners;
 import dev.lateralsnapshot.planner.internal.TableEnvironmentPlanners;
 import dev.lateralsnapshot.planner.module.LateralSnapshotModule;
@@ -41,8 +42,15 @@ import java.util.List;
 /**
  * What installs the LATERAL SNAPSHOT join, for the public entry point {@code
  * dev.lateralsnapshot.LateralSnapshot} and for the drop-in jar's planner factory alike, so that
- * both install the same parser, function and optimizer programs. It sits below both: the planner
- * factory does not depend on the entry point, and nothing of the planner does.
+ * both install the same parser, function, optimizer programs and planner. It sits below both: the
+ * planner factory does not depend on the entry point, and nothing of the planner does.
+ *
+ * <p>In streaming mode both routes plan with the same planner: Flink's stream planner with the
+ * join's exec-graph processor, {@link LateralSnapshotJoinCalcFusion}, in a planner that also plans
+ * the Table API's {@code joinLateral}. The planner factory creates it; {@link
+ * #install(TableEnvironment)} puts it in the place of the stream planner that Flink's factory
+ * created for the environment, made of the same parts, so that a statement gets the same job
+ * through either route ({@code InstallRoutesPlanParityTest}).
  */
 public final class LateralSnapshotActivation {
 
@@ -88,12 +96,18 @@ public final class LateralSnapshotActivation {
     /**
      * Installs the join in an environment: its configuration, the module, and a planner that plans
      * the Table API's {@code joinLateral(call("SNAPSHOT", ...), predicate)} in the place of the
-     * environment's.
+     * environment's. Flink's stream planner is replaced by the stream planner of the planner
+     * factory; any other planner, Flink's batch planner for one, is wrapped as it is.
      */
     public static void install(TableEnvironment env) {
         install(env.getConfig());
         LateralSnapshotModule.load(EnvironmentCatalogs.of(env));
-        TableEnvironmentPlanners.replace(env, LateralSnapshotPlanner::wrap);
+        TableEnvironmentPlanners.replace(
+                env,
+                planner ->
+                        ProcessingStreamPlanners.isFlinkStreamPlanner(planner)
+                                ? streamPlanner(PlannerFactoryContexts.of(env))
+                                : LateralSnapshotPlanner.wrap(planner));
     }
 
     /**
@@ -111,6 +125,7 @@ public final class LateralSnapshotActivation {
         return LateralSnapshotPlanner.wrap(flinkPlannerFactory.create(context));
     }
 
+    /** The planner of both routes in streaming mode, for the parts in the context. */
     private static Planner streamPlanner(PlannerFactory.Context context) {
         return LateralSnapshotPlanner.wrap(
                 ProcessingStreamPlanners.create(

@@ -37,10 +37,9 @@ import java.util.Set;
  * LateralSnapshot.install} itself.
  *
  * <p>In streaming mode the planner is Flink's stream planner with one more exec-graph processor,
- * which fuses the projection after a join into the join's operator ({@link
- * LateralSnapshotActivation#createPlanner}). A planner that {@code LateralSnapshot.install} wraps
- * was created by Flink's factory and has no such processor: a Table API program with {@code
- * flink-table-planner} runs the projection in a Calc operator of its own.
+ * which fuses the projection after a join into the join's operator: the planner that {@code
+ * LateralSnapshot.install} puts in an environment of Flink's own factory, so that a statement gets
+ * the same job either way ({@link LateralSnapshotActivation}).
  */
 public final class LateralSnapshotPlannerFactory implements PlannerFactory {
 
