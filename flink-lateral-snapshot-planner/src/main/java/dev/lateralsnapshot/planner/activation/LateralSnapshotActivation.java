@@ -96,17 +96,19 @@ public final class LateralSnapshotActivation {
     /**
      * Installs the join in an environment: its configuration, the module, and a planner that plans
      * the Table API's {@code joinLateral(call("SNAPSHOT", ...), predicate)} in the place of the
-     * environment's. Flink's stream planner is replaced by the stream planner of the planner
-     * factory; any other planner, Flink's batch planner for one, is wrapped as it is.
+     * environment's. It installs what the planner factory installs, in the context Flink's factory
+     * was given for the environment. Flink's stream planner is replaced by the stream planner of
+     * the planner factory, made of that context; any other planner, Flink's batch planner for one,
+     * is wrapped as it is.
      */
     public static void install(TableEnvironment env) {
-        install(env.getConfig());
-        LateralSnapshotModule.load(EnvironmentCatalogs.of(env));
+        PlannerFactory.Context context = PlannerFactoryContexts.of(env);
+        install(context);
         TableEnvironmentPlanners.replace(
                 env,
                 planner ->
                         ProcessingStreamPlanners.isFlinkStreamPlanner(planner)
-                                ? streamPlanner(PlannerFactoryContexts.of(env))
+                                ? streamPlanner(context)
                                 : LateralSnapshotPlanner.wrap(planner));
     }
 

@@ -103,6 +103,22 @@ class PlannerFactoryContextsTest {
     }
 
     @Test
+    void anEnvironmentOfAnotherClassIsRefused() {
+        TableEnvironment foreign =
+                (TableEnvironment)
+                        Proxy.newProxyInstance(
+                                getClass().getClassLoader(),
+                                new Class<?>[] {TableEnvironment.class},
+                                (proxy, method, arguments) -> null);
+
+        assertThatThrownBy(() -> PlannerFactoryContexts.of(foreign))
+                .isInstanceOf(TableException.class)
+                .hasMessageStartingWith(
+                        "LATERAL SNAPSHOT can only be installed in a table environment of Flink's"
+                                + " own planner, but got ");
+    }
+
+    @Test
     void anEnvironmentOfAnotherPlannerIsRefused() {
         TableEnvironment env = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
         TableEnvironmentPlanners.replace(
