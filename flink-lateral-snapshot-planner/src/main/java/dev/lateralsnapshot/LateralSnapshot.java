@@ -14,22 +14,12 @@
 
 package dev.lateralsnapshot;
 
-import dev.lateralsnapshot.planner.functions.LateralSnapshotOperatorTable;
+import dev.lateralsnapshot.planner.activation.LateralSnapshotActivation;
 import dev.lateralsnapshot.planner.functions.SnapshotArguments;
 import dev.lateralsnapshot.planner.functions.SnapshotProcessTableFunction;
 import dev.lateralsnapshot.planner.functions.SnapshotTableFunction;
-import dev.lateralsnapshot.planner.internal.EnvironmentCatalogs;
-import dev.lateralsnapshot.planner.internal.ExecNodeRegistry;
-import dev.lateralsnapshot.planner.internal.PlannerConfigs;
-import dev.lateralsnapshot.planner.internal.TableEnvironmentPlanners;
 import dev.lateralsnapshot.planner.internal.TableEnvironments;
 import dev.lateralsnapshot.planner.module.LateralSnapshotModule;
-import dev.lateralsnapshot.planner.operations.LateralSnapshotPlanner;
-import dev.lateralsnapshot.planner.parse.LateralSnapshotParserFactory;
-import dev.lateralsnapshot.planner.plan.nodes.exec.stream.StreamExecLateralSnapshotBroadcastJoin;
-import dev.lateralsnapshot.planner.plan.nodes.exec.stream.StreamExecLateralSnapshotJoin;
-import dev.lateralsnapshot.planner.plan.nodes.exec.stream.StreamExecLateralSnapshotJoinLaterVersions;
-import dev.lateralsnapshot.planner.plan.optimize.LateralSnapshotPrograms;
 
 import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.api.Table;
@@ -124,12 +114,13 @@ public final class LateralSnapshot {
      * name in every catalog and database, unless the current catalog and database define their own
      * function of that name. And it puts a planner in the environment that delegates everything to
      * Flink's and plans {@code joinLateral(call("SNAPSHOT", ...), predicate)}, which Flink 2.3
-     * cannot convert, like the SQL join.
+     * cannot convert, like the SQL join. In streaming mode the planner it delegates to is the one
+     * of the drop-in jar, made of the environment's parts: Flink's stream planner with one more
+     * step, which fuses the projection after a join into the join, so that a statement runs as the
+     * same job with the drop-in jar or without it.
      */
     public static void install(TableEnvironment env) {
-        install(env.getConfig());
-        LateralSnapshotModule.load(EnvironmentCatalogs.of(env));
-        TableEnvironmentPlanners.replace(env, LateralSnapshotPlanner::wrap);
+        LateralSnapshotActivation.install(env);
     }
 
     /**
@@ -138,8 +129,7 @@ public final class LateralSnapshot {
      * environment the factory is given.
      */
     public static void install(PlannerFactory.Context context) {
-        install(context.getTableConfig());
-        LateralSnapshotModule.load(EnvironmentCatalogs.of(context));
+        LateralSnapshotActivation.install(context);
     }
 
     /**
@@ -159,25 +149,12 @@ public final class LateralSnapshot {
      * (docs/operations.md, "Compiled plans").
      */
     public static void install(TableConfig config) {
-        ExecNodeRegistry.register(
-                StreamExecLateralSnapshotJoin.class,
-                StreamExecLateralSnapshotJoinLaterVersions.class,
-                StreamExecLateralSnapshotBroadcastJoin.class);
-        if (isInstalled(config)) {
-            return;
-        }
-        PlannerConfigs.extend(
-                config,
-                LateralSnapshotParserFactory.parserConfig(),
-                LateralSnapshotOperatorTable.INSTANCE,
-                LateralSnapshotPrograms.streamProgram(),
-                LateralSnapshotPrograms.batchProgram());
+        LateralSnapshotActivation.install(config);
     }
 
     /** Whether the LATERAL SNAPSHOT join is installed in the configuration. */
     public static boolean isInstalled(TableConfig config) {
-        return PlannerConfigs.hasStreamProgram(
-                config, LateralSnapshotPrograms::isLateralSnapshotProgram);
+        return LateralSnapshotActivation.isInstalled(config);
     }
 
     /**

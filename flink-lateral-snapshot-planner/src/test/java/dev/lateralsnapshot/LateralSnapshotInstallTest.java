@@ -15,6 +15,7 @@
 package dev.lateralsnapshot;
 
 import dev.lateralsnapshot.planner.SnapshotTestEnvironments;
+import dev.lateralsnapshot.planner.internal.TableEnvironmentPlanners;
 import dev.lateralsnapshot.planner.plan.nodes.exec.stream.StreamExecLateralSnapshotJoin;
 import dev.lateralsnapshot.planner.plan.nodes.exec.stream.StreamExecLateralSnapshotJoinLaterVersions;
 import dev.lateralsnapshot.testutils.connectors.Directories;
@@ -26,6 +27,7 @@ import org.apache.flink.table.api.config.OptimizerConfigOptions;
 import org.apache.flink.table.catalog.Catalog;
 import org.apache.flink.table.catalog.ObjectPath;
 import org.apache.flink.table.catalog.stats.CatalogTableStatistics;
+import org.apache.flink.table.delegation.Planner;
 import org.apache.flink.table.functions.TableFunction;
 import org.apache.flink.table.planner.calcite.CalciteConfig;
 import org.apache.flink.table.planner.plan.utils.ExecNodeMetadataUtil;
@@ -116,10 +118,12 @@ class LateralSnapshotInstallTest {
         assertThat(LateralSnapshot.isInstalled(env.getConfig())).isFalse();
         LateralSnapshot.install(env);
         CalciteConfig installed = TableConfigUtils.getCalciteConfig(env.getConfig());
+        Planner planner = TableEnvironmentPlanners.of(env);
         LateralSnapshot.install(env);
         LateralSnapshot.install(env.getConfig());
         assertThat(LateralSnapshot.isInstalled(env.getConfig())).isTrue();
         assertThat(TableConfigUtils.getCalciteConfig(env.getConfig())).isSameAs(installed);
+        assertThat(TableEnvironmentPlanners.of(env)).isSameAs(planner);
     }
 
     @Test

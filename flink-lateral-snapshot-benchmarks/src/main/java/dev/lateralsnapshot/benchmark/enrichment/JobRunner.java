@@ -14,8 +14,8 @@
 
 package dev.lateralsnapshot.benchmark.enrichment;
 
-import dev.lateralsnapshot.LateralSnapshotOptions;
 import dev.lateralsnapshot.benchmark.enrichment.RunSpec.Mode;
+import dev.lateralsnapshot.config.LateralSnapshotOptions;
 import dev.lateralsnapshot.planner.delegation.LateralSnapshotPlannerFactory;
 import dev.lateralsnapshot.testutils.environments.PlannerFactoryEnvironments;
 import dev.lateralsnapshot.testutils.metrics.JoinMetricsReporter;

@@ -14,19 +14,13 @@
 
 package dev.lateralsnapshot.planner.delegation;
 
-import dev.lateralsnapshot.LateralSnapshot;
-import dev.lateralsnapshot.planner.internal.ProcessingStreamPlanners;
-import dev.lateralsnapshot.planner.operations.LateralSnapshotPlanner;
-import dev.lateralsnapshot.planner.plan.nodes.exec.processor.LateralSnapshotJoinCalcFusion;
+import dev.lateralsnapshot.planner.activation.LateralSnapshotActivation;
 
-import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.configuration.ConfigOption;
-import org.apache.flink.configuration.ExecutionOptions;
 import org.apache.flink.table.delegation.Planner;
 import org.apache.flink.table.delegation.PlannerFactory;
 import org.apache.flink.table.planner.delegation.DefaultPlannerFactory;
 
-import java.util.List;
 import java.util.Set;
 
 /**
@@ -39,14 +33,13 @@ import java.util.Set;
  * replace {@link DefaultPlannerFactory} in the service file rather than sit next to it: two
  * factories with that identifier make Flink fail with "Multiple factories". Only the drop-in jar's
  * embedded planner lists it; the planner module's own jar does not, so a Table API program that has
- * this library next to {@code flink-table-planner} keeps Flink's factory and calls {@link
- * LateralSnapshot#install} itself.
+ * this library next to {@code flink-table-planner} keeps Flink's factory and calls {@code
+ * LateralSnapshot.install} itself.
  *
  * <p>In streaming mode the planner is Flink's stream planner with one more exec-graph processor,
- * {@link LateralSnapshotJoinCalcFusion}, which fuses the projection after a join into the join's
- * operator. A planner that {@link LateralSnapshot#install} wraps was created by Flink's factory and
- * has no such processor: a Table API program with {@code flink-table-planner} runs the projection
- * in a Calc operator of its own.
+ * which fuses the projection after a join into the join's operator: the planner that {@code
+ * LateralSnapshot.install} puts in an environment of Flink's own factory, so that a statement gets
+ * the same job either way ({@link LateralSnapshotActivation}).
  */
 public final class LateralSnapshotPlannerFactory implements PlannerFactory {
 
@@ -69,13 +62,6 @@ public final class LateralSnapshotPlannerFactory implements PlannerFactory {
 
     @Override
     public Planner create(Context context) {
-        LateralSnapshot.install(context);
-        if (context.getTableConfig().get(ExecutionOptions.RUNTIME_MODE)
-                == RuntimeExecutionMode.STREAMING) {
-            return LateralSnapshotPlanner.wrap(
-                    ProcessingStreamPlanners.create(
-                            context, List.of(new LateralSnapshotJoinCalcFusion())));
-        }
-        return LateralSnapshotPlanner.wrap(flinkPlannerFactory.create(context));
+        return LateralSnapshotActivation.createPlanner(context, flinkPlannerFactory);
     }
 }

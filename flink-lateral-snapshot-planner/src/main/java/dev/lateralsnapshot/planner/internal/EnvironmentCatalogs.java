@@ -14,24 +14,19 @@
 
 package dev.lateralsnapshot.planner.internal;
 
-import org.apache.flink.table.api.TableEnvironment;
-import org.apache.flink.table.api.TableException;
-import org.apache.flink.table.api.internal.TableEnvironmentImpl;
 import org.apache.flink.table.catalog.CatalogManager;
 import org.apache.flink.table.catalog.FunctionCatalog;
 import org.apache.flink.table.catalog.UnresolvedIdentifier;
 import org.apache.flink.table.delegation.PlannerFactory;
 import org.apache.flink.table.module.Module;
 import org.apache.flink.table.module.ModuleManager;
-import org.apache.flink.table.planner.calcite.FlinkContext;
-import org.apache.flink.table.planner.delegation.PlannerBase;
 
 /**
  * The module manager, catalog manager and function catalog of a table environment, which the public
- * API does not expose: the planner's context holds them ({@code PlannerBase#getFlinkContext} of the
- * planner of a {@code TableEnvironmentImpl}), and a planner factory is given them. The
- * environment's public {@code loadModule} would do for loading a module, but the module also needs
- * to look functions up in the catalog and database current at that moment.
+ * API does not expose: a planner factory is given them, in the context that {@link
+ * PlannerFactoryContexts} rebuilds for an environment. The environment's public {@code loadModule}
+ * would do for loading a module, but the module also needs to look functions up in the catalog and
+ * database current at that moment.
  */
 public final class EnvironmentCatalogs {
 
@@ -48,25 +43,10 @@ public final class EnvironmentCatalogs {
         this.functionCatalog = functionCatalog;
     }
 
-    /** The catalogs of an environment of Flink's own planner. */
-    public static EnvironmentCatalogs of(TableEnvironment env) {
-        if (!(env instanceof TableEnvironmentImpl)
-                || !(TableEnvironmentPlanners.flinkPlannerOf(env) instanceof PlannerBase)) {
-            throw new TableException(
-                    String.format(
-                            "LATERAL SNAPSHOT can only be installed in a table environment of"
-                                    + " Flink's own planner, but got %s.",
-                            env.getClass().getName()));
-        }
-        FlinkContext context =
-                ((PlannerBase) TableEnvironmentPlanners.flinkPlannerOf(env)).getFlinkContext();
-        return new EnvironmentCatalogs(
-                context.getModuleManager(),
-                context.getCatalogManager(),
-                context.getFunctionCatalog());
-    }
-
-    /** The catalogs of the environment a planner factory creates a planner for. */
+    /**
+     * The catalogs of the environment a planner factory creates a planner for, or of the
+     * environment whose context {@link PlannerFactoryContexts} rebuilt.
+     */
     public static EnvironmentCatalogs of(PlannerFactory.Context context) {
         return new EnvironmentCatalogs(
                 context.getModuleManager(),

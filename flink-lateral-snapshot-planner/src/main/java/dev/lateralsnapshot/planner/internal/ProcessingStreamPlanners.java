@@ -14,6 +14,7 @@
 
 package dev.lateralsnapshot.planner.internal;
 
+import org.apache.flink.table.delegation.Planner;
 import org.apache.flink.table.delegation.PlannerFactory;
 import org.apache.flink.table.planner.delegation.StreamPlanner;
 import org.apache.flink.table.planner.plan.nodes.exec.processor.ExecNodeGraphProcessor;
@@ -30,7 +31,8 @@ import scala.collection.Seq;
  * has merged equal sub-plans ({@code PlannerBase#translateToExecNodeGraph}); a plan that is loaded
  * is translated as it was compiled, without them. Flink 2.3's stream planner has none of its own
  * and no way to add one but a subclass, which is built here with the arguments Flink's {@code
- * DefaultPlannerFactory} passes.
+ * DefaultPlannerFactory} passes: from a planner factory's context, or from the context of the
+ * planner an environment was built with ({@link PlannerFactoryContexts}), to take its place.
  */
 public final class ProcessingStreamPlanners {
 
@@ -40,6 +42,15 @@ public final class ProcessingStreamPlanners {
     public static StreamPlanner create(
             PlannerFactory.Context context, List<ExecNodeGraphProcessor> processors) {
         return new ProcessingStreamPlanner(context, List.copyOf(processors));
+    }
+
+    /**
+     * Whether the planner is Flink's stream planner itself, whose place a planner of this class can
+     * take: it is what Flink's factory creates in streaming mode. A planner of another class, a
+     * subclass included, may do more than Flink's, which a planner of this class would not do.
+     */
+    public static boolean isFlinkStreamPlanner(Planner planner) {
+        return planner.getClass() == StreamPlanner.class;
     }
 
     private static final class ProcessingStreamPlanner extends StreamPlanner {

@@ -30,8 +30,11 @@ import java.util.function.UnaryOperator;
  * is written by reflection. The classes of Flink's table API are on the class path, outside any
  * named module, so that needs no JVM flag.
  *
- * <p>Only a planner that delegates to the one it replaces belongs there: the environment's parser,
- * operation tree builder and catalogs were made with the old planner and keep using its parser.
+ * <p>Only a planner that delegates to Flink's belongs there, to the one it replaces or to one made
+ * of the same parts ({@link PlannerFactoryContexts}): the environment's operation tree builder and
+ * the schema resolver of its catalog manager were made with the parser of the old planner and keep
+ * using it, for function names and SQL expressions (computed columns, for one), whose results
+ * Flink's planner then plans.
  */
 public final class TableEnvironmentPlanners {
 

@@ -49,7 +49,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Guards for {@link ProcessingStreamPlanners}: Flink's stream planner can be built with the
  * arguments of its factory, and applies the processors of a subclass to every statement it
- * explains, translates or compiles, and not to a plan it loads.
+ * explains, translates or compiles, and not to a plan it loads; Flink's factory creates exactly
+ * that class in streaming mode.
  */
 class ProcessingStreamPlannersTest {
 
@@ -78,6 +79,28 @@ class ProcessingStreamPlannersTest {
         Method processors = StreamPlanner.class.getMethod("getExecNodeGraphProcessors");
         assertThat(processors.getReturnType()).isEqualTo(scala.collection.Seq.class);
         assertThat(Modifier.isFinal(processors.getModifiers())).isFalse();
+    }
+
+    @Test
+    void flinksFactoryCreatesTheStreamPlannerInStreamingModeOnly() {
+        Planner streaming =
+                ((TableEnvironmentImpl)
+                                TableEnvironment.create(EnvironmentSettings.inStreamingMode()))
+                        .getPlanner();
+        Planner batch =
+                ((TableEnvironmentImpl) TableEnvironment.create(EnvironmentSettings.inBatchMode()))
+                        .getPlanner();
+        Planner processing =
+                ((TableEnvironmentImpl)
+                                PlannerFactoryEnvironments.create(
+                                        EnvironmentSettings.inStreamingMode(),
+                                        RecordingFactory.class.getName()))
+                        .getPlanner();
+
+        assertThat(streaming.getClass()).isEqualTo(StreamPlanner.class);
+        assertThat(ProcessingStreamPlanners.isFlinkStreamPlanner(streaming)).isTrue();
+        assertThat(ProcessingStreamPlanners.isFlinkStreamPlanner(batch)).isFalse();
+        assertThat(ProcessingStreamPlanners.isFlinkStreamPlanner(processing)).isFalse();
     }
 
     @Test

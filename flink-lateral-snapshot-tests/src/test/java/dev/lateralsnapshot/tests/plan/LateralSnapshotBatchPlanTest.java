@@ -15,8 +15,8 @@
 package dev.lateralsnapshot.tests.plan;
 
 import dev.lateralsnapshot.LateralSnapshot;
-import dev.lateralsnapshot.LateralSnapshotOptions;
-import dev.lateralsnapshot.LateralSnapshotOptions.BuildDistribution;
+import dev.lateralsnapshot.config.LateralSnapshotOptions;
+import dev.lateralsnapshot.config.LateralSnapshotOptions.BuildDistribution;
 import dev.lateralsnapshot.testutils.connectors.Directories;
 import dev.lateralsnapshot.testutils.environments.TableEnvironmentExtension;
 import dev.lateralsnapshot.testutils.environments.TableEnvironments;

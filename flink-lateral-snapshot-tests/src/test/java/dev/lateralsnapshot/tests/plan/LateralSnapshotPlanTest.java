@@ -14,8 +14,8 @@
 
 package dev.lateralsnapshot.tests.plan;
 
-import dev.lateralsnapshot.LateralSnapshotOptions;
-import dev.lateralsnapshot.LateralSnapshotOptions.BuildDistribution;
+import dev.lateralsnapshot.config.LateralSnapshotOptions;
+import dev.lateralsnapshot.config.LateralSnapshotOptions.BuildDistribution;
 import dev.lateralsnapshot.testutils.connectors.Directories;
 
 import org.apache.flink.table.api.ExplainDetail;

@@ -14,7 +14,7 @@
 
 package dev.lateralsnapshot.tests.reliability;
 
-import dev.lateralsnapshot.LateralSnapshotOptions;
+import dev.lateralsnapshot.config.LateralSnapshotOptions;
 import dev.lateralsnapshot.planner.plan.nodes.exec.stream.StreamExecLateralSnapshotBroadcastJoin;
 import dev.lateralsnapshot.planner.plan.nodes.exec.stream.StreamExecLateralSnapshotJoin;
 import dev.lateralsnapshot.tests.runtime.MiniClusterTestBase;

@@ -14,7 +14,7 @@
 
 package dev.lateralsnapshot.tests.reliability;
 
-import dev.lateralsnapshot.LateralSnapshotOptions;
+import dev.lateralsnapshot.config.LateralSnapshotOptions;
 import dev.lateralsnapshot.tests.runtime.Await;
 import dev.lateralsnapshot.tests.runtime.MiniClusterTestBase;
 import dev.lateralsnapshot.testutils.connectors.CollectedRows;

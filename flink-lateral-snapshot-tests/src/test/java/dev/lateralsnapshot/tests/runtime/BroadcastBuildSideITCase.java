@@ -14,8 +14,8 @@
 
 package dev.lateralsnapshot.tests.runtime;
 
-import dev.lateralsnapshot.LateralSnapshotOptions;
-import dev.lateralsnapshot.LateralSnapshotOptions.BuildDistribution;
+import dev.lateralsnapshot.config.LateralSnapshotOptions;
+import dev.lateralsnapshot.config.LateralSnapshotOptions.BuildDistribution;
 import dev.lateralsnapshot.planner.plan.nodes.exec.stream.StreamExecLateralSnapshotBroadcastJoin;
 import dev.lateralsnapshot.testutils.connectors.CollectedRows;
 import dev.lateralsnapshot.testutils.environments.StateBackendKind;

@@ -37,7 +37,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 
-import static dev.lateralsnapshot.LateralSnapshotOptions.BUILD_DISTRIBUTION;
+import static dev.lateralsnapshot.config.LateralSnapshotOptions.BUILD_DISTRIBUTION;
 import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.currency;
 import static org.apache.flink.table.api.Expressions.$;
 import static org.apache.flink.table.api.Expressions.call;

@@ -14,7 +14,7 @@
 
 package dev.lateralsnapshot.planner.plan.optimize;
 
-import dev.lateralsnapshot.LateralSnapshotOptions;
+import dev.lateralsnapshot.config.LateralSnapshotOptions;
 import dev.lateralsnapshot.planner.internal.FilterPushDownRules;
 import dev.lateralsnapshot.planner.internal.OptimizerPrograms;
 import dev.lateralsnapshot.planner.plan.nodes.logical.FlinkLogicalLateralSnapshotJoin;

@@ -14,8 +14,8 @@
 
 package dev.lateralsnapshot.planner.plan.nodes.physical.stream;
 
-import dev.lateralsnapshot.LateralSnapshotOptions;
-import dev.lateralsnapshot.LateralSnapshotOptions.BuildDistribution;
+import dev.lateralsnapshot.config.LateralSnapshotOptions;
+import dev.lateralsnapshot.config.LateralSnapshotOptions.BuildDistribution;
 import dev.lateralsnapshot.planner.functions.SnapshotArguments;
 import dev.lateralsnapshot.planner.internal.ChangelogModes;
 import dev.lateralsnapshot.planner.internal.TemporalJoinDisguise;

@@ -14,8 +14,8 @@
 
 package dev.lateralsnapshot.planner.plan.rules.physical.stream;
 
-import dev.lateralsnapshot.LateralSnapshotOptions;
-import dev.lateralsnapshot.LateralSnapshotOptions.BuildDistribution;
+import dev.lateralsnapshot.config.LateralSnapshotOptions;
+import dev.lateralsnapshot.config.LateralSnapshotOptions.BuildDistribution;
 import dev.lateralsnapshot.planner.plan.nodes.logical.FlinkLogicalLateralSnapshotJoin;
 import dev.lateralsnapshot.planner.plan.nodes.physical.stream.StreamPhysicalLateralSnapshotJoin;
 

@@ -14,12 +14,14 @@
 
 package dev.lateralsnapshot.planner.plan.nodes.exec.processor;
 
-import dev.lateralsnapshot.LateralSnapshotOptions;
+import dev.lateralsnapshot.LateralSnapshot;
+import dev.lateralsnapshot.config.LateralSnapshotOptions;
 import dev.lateralsnapshot.planner.SnapshotTestEnvironments;
 import dev.lateralsnapshot.planner.delegation.LateralSnapshotPlannerFactory;
 import dev.lateralsnapshot.planner.plan.nodes.exec.stream.StreamExecLateralSnapshotBroadcastJoin;
 import dev.lateralsnapshot.planner.plan.nodes.exec.stream.StreamExecLateralSnapshotJoin;
 import dev.lateralsnapshot.testutils.environments.PlannerFactoryEnvironments;
+import dev.lateralsnapshot.testutils.environments.TableEnvironments;
 
 import org.apache.flink.api.dag.Transformation;
 import org.apache.flink.table.api.EnvironmentSettings;
@@ -29,8 +31,10 @@ import org.apache.flink.table.planner.delegation.PlannerBase;
 import org.apache.flink.table.planner.plan.nodes.exec.ExecEdge;
 import org.apache.flink.table.planner.plan.nodes.exec.ExecNode;
 import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeGraph;
+import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeGraphGenerator;
 import org.apache.flink.table.planner.plan.nodes.exec.processor.ProcessorContext;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecCalc;
+import org.apache.flink.table.planner.plan.nodes.physical.FlinkPhysicalRel;
 import org.apache.flink.table.planner.utils.JavaScalaConversionUtil;
 
 import org.apache.calcite.rel.RelNode;
@@ -48,8 +52,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Which Calcs {@link LateralSnapshotJoinCalcFusion} fuses into a LATERAL SNAPSHOT join, in the
- * planner that the drop-in jar's planner factory creates: the one Calc that consumes a join, also
- * with a filter, and no Calc of a join that two statements share through sub-plan reuse.
+ * planner that the drop-in jar's planner factory creates (and {@code LateralSnapshot.install(env)}
+ * puts in an environment, see {@code InstallRoutesPlanParityTest}): the one Calc that consumes a
+ * join, also with a filter, and no Calc of a join that two statements share through sub-plan reuse.
  */
 class LateralSnapshotJoinCalcFusionTest {
 
@@ -85,10 +90,15 @@ class LateralSnapshotJoinCalcFusionTest {
     @Test
     void leavesThePhysicalPlanAsItIs() {
         TableEnvironment fusing = SnapshotTestEnvironments.streamingDropIn(tempDir);
-        TableEnvironment installed = SnapshotTestEnvironments.streaming(tempDir);
+        // Flink's own planner, with the join in its configuration only: no processor.
+        TableEnvironment notFusing = TableEnvironments.streaming();
+        LateralSnapshot.install(notFusing.getConfig());
+        SnapshotTestEnvironments.createTables(notFusing, tempDir);
 
+        assertThat(executionPlan(notFusing.explainSql(PROJECTION_AND_FILTER)))
+                .contains("Calc(select=[order_id, (order_id * rate) AS amount]");
         assertThat(physicalPlan(fusing, PROJECTION_AND_FILTER))
-                .isEqualTo(physicalPlan(installed, PROJECTION_AND_FILTER))
+                .isEqualTo(physicalPlan(notFusing, PROJECTION_AND_FILTER))
                 .contains("Calc(select=[order_id, *(order_id, rate) AS amount]");
     }
 
@@ -132,10 +142,7 @@ class LateralSnapshotJoinCalcFusionTest {
         // Uids for a statement too, not only for a compiled plan, whose graph is not fused.
         env.getConfig().set("table.exec.uid.generation", "ALWAYS");
         PlannerBase planner = flinkPlanner(env);
-        RelNode optimized = SnapshotTestEnvironments.optimizedPlan(env, PROJECTION_AND_FILTER);
-        ExecNodeGraph graph =
-                planner.translateToExecNodeGraph(
-                        JavaScalaConversionUtil.toScala(List.of(optimized)), false);
+        ExecNodeGraph graph = unprocessedGraph(env, false);
         StreamExecCalc calc =
                 (StreamExecCalc) graph.getRootNodes().get(0).getInputEdges().get(0).getSource();
         StreamExecLateralSnapshotJoin join =
@@ -164,10 +171,7 @@ class LateralSnapshotJoinCalcFusionTest {
     void leavesTheGraphOfACompiledPlanAlone() {
         TableEnvironment env = SnapshotTestEnvironments.streaming(tempDir);
         PlannerBase planner = flinkPlanner(env);
-        RelNode optimized = SnapshotTestEnvironments.optimizedPlan(env, PROJECTION_AND_FILTER);
-        ExecNodeGraph graph =
-                planner.translateToExecNodeGraph(
-                        JavaScalaConversionUtil.toScala(List.of(optimized)), true);
+        ExecNodeGraph graph = unprocessedGraph(env, true);
         ExecNode<?> calc = graph.getRootNodes().get(0).getInputEdges().get(0).getSource();
 
         ExecNodeGraph processed =
@@ -201,6 +205,16 @@ class LateralSnapshotJoinCalcFusionTest {
         assertThat(plan).contains("Calc(select=[order_id, (order_id * rate) AS amount]");
         assertThat(JavaScalaConversionUtil.toJava(flinkPlanner(env).getExecNodeGraphProcessors()))
                 .noneMatch(processor -> processor instanceof LateralSnapshotJoinCalcFusion);
+    }
+
+    /**
+     * The exec-node graph of {@link #PROJECTION_AND_FILTER} as Flink generates it from the physical
+     * plan, before the planner's processors.
+     */
+    private static ExecNodeGraph unprocessedGraph(TableEnvironment env, boolean compiled) {
+        RelNode optimized = SnapshotTestEnvironments.optimizedPlan(env, PROJECTION_AND_FILTER);
+        return new ExecNodeGraphGenerator()
+                .generate(List.of((FlinkPhysicalRel) optimized), compiled);
     }
 
     private static String executionPlan(String explained) {
