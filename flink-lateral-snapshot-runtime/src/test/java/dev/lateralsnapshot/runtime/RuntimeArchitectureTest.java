@@ -19,17 +19,8 @@ import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import org.junit.jupiter.api.Test;
 
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.Paths;
-import java.util.List;
-import java.util.stream.Collectors;
-import java.util.stream.Stream;
-
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The layout of the operator's packages: the operator and what both distributions share know
@@ -39,9 +30,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 class RuntimeArchitectureTest {
 
     private static final String CORE = "dev.lateralsnapshot.runtime.operators.join.snapshot";
-
-    /** A class this long is two classes; the layout above keeps each concern in one of its own. */
-    private static final int MAX_LINES_OF_A_CLASS = 500;
 
     private static final JavaClasses RUNTIME =
             new ClassFileImporter()
@@ -96,25 +84,5 @@ class RuntimeArchitectureTest {
                 .resideOutsideOfPackages(
                         CORE + ".index..", "java..", "javax..", "org.apache.flink..")
                 .check(RUNTIME);
-    }
-
-    @Test
-    void noClassIsLongerThanItsBudget() throws IOException {
-        try (Stream<Path> sources = Files.walk(Paths.get("src/main/java"))) {
-            List<String> tooLong =
-                    sources.filter(path -> path.toString().endsWith(".java"))
-                            .filter(path -> lines(path) > MAX_LINES_OF_A_CLASS)
-                            .map(path -> path + ": " + lines(path) + " lines")
-                            .collect(Collectors.toList());
-            assertThat(tooLong).isEmpty();
-        }
-    }
-
-    private static long lines(Path path) {
-        try (Stream<String> lines = Files.lines(path)) {
-            return lines.count();
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        }
     }
 }
