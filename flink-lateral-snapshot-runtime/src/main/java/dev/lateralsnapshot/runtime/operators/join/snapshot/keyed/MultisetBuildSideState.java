@@ -57,12 +57,16 @@ final class MultisetBuildSideState extends KeyedBuildSideState {
     private final MapState<RowData, Integer> spilled;
     private final RowDataSerializer serializer;
 
+    /** The row that a probe reads the only row of a key through; see {@link MultisetRows}. */
+    private final BinaryRowData reusedRow;
+
     MultisetBuildSideState(
             KeyedStateStore store,
             InternalTypeInfo<RowData> buildType,
             @Nullable KeyContext indexKeys,
             boolean stampKeys) {
         this.serializer = buildType.toRowSerializer();
+        this.reusedRow = new BinaryRowData(buildType.toRowSize());
         this.rows =
                 indexed(
                         store.getState(
@@ -84,8 +88,10 @@ final class MultisetBuildSideState extends KeyedBuildSideState {
      * which holds between two binary rows but not between a binary row restored from a snapshot and
      * an equal row of another class. Rows from the network are binary already.
      */
-    private RowData binary(RowData row) {
-        return row instanceof BinaryRowData ? row : serializer.toBinaryRow(row).copy();
+    private BinaryRowData binary(RowData row) {
+        return row instanceof BinaryRowData
+                ? (BinaryRowData) row
+                : serializer.toBinaryRow(row).copy();
     }
 
     private void addToSpilled(RowData row) throws Exception {
@@ -131,10 +137,10 @@ final class MultisetBuildSideState extends KeyedBuildSideState {
 
     @Override
     public void add(RowData row) throws Exception {
-        RowData binaryRow = binary(row);
+        BinaryRowData binaryRow = binary(row);
         MultisetRows value = rows.value();
         if (value == null) {
-            rows.update(MultisetRows.of(binaryRow));
+            rows.update(MultisetRows.copyOf(binaryRow));
         } else if (value.hasRoom()) {
             rows.update(value.with(binaryRow));
         } else if (value.isSpilled()) {
@@ -150,7 +156,7 @@ final class MultisetBuildSideState extends KeyedBuildSideState {
 
     @Override
     public boolean retract(RowData row) throws Exception {
-        RowData binaryRow = binary(row);
+        BinaryRowData binaryRow = binary(row);
         MultisetRows value = rows.value();
         if (value == null) {
             return false;
@@ -209,7 +215,7 @@ final class MultisetBuildSideState extends KeyedBuildSideState {
                 visitor.visit(entry.getKey(), entry.getValue());
             }
         } else {
-            value.visit(visitor);
+            value.visit(visitor, reusedRow);
         }
         return true;
     }

@@ -68,7 +68,7 @@ class MultisetRowsSerializerTest {
     }
 
     @Test
-    void aKeyWithOneRowHoldsItInAFieldOfItsOwn() {
+    void aKeyWithOneRowKeepsTheBytesOfItsRow() {
         MultisetRows one = MultisetRows.of(new RowData[] {row("EUR", 1)});
 
         assertThat(one).isEqualTo(MultisetRows.of(row("EUR", 1)));
