@@ -179,7 +179,18 @@ final class BuildChangeOrder implements ReleasedBuildChanges {
      * what it sent is the loaded build side, applied in time order.
      */
     void applyWithoutWatermark() throws Exception {
-        if (buildWatermark == Long.MIN_VALUE && maxBuildTime != Long.MIN_VALUE) {
+        if (buildWatermark == Long.MIN_VALUE) {
+            applyReceived();
+        }
+    }
+
+    /**
+     * At a flip at the end of the build input's backlog, after which every change it held has
+     * arrived: all of them are the loaded build side, applied in time order, also those that the
+     * build watermark has not reached. Later changes wait for the watermark as ever.
+     */
+    void applyReceived() throws Exception {
+        if (maxBuildTime != Long.MIN_VALUE && maxBuildTime > buildWatermark) {
             appliedAtFlip = maxBuildTime;
             changes.releaseUpTo(maxBuildTime);
         }

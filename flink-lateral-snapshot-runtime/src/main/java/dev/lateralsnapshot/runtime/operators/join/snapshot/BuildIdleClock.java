@@ -28,9 +28,9 @@ import java.util.function.BooleanSupplier;
  */
 final class BuildIdleClock {
 
-    /** Ends the load phase, saying why. */
-    interface Flip {
-        void flip(String reason) throws Exception;
+    /** Ends the load phase once the build watermark has not advanced for the timeout. */
+    interface Elapsed {
+        void run() throws Exception;
     }
 
     private final ProcessingTimeService processingTime;
@@ -39,7 +39,7 @@ final class BuildIdleClock {
     private final long timeout;
 
     private final BooleanSupplier joinPhase;
-    private final Flip flip;
+    private final Elapsed elapsed;
 
     /** Processing time of the last start; Long.MIN_VALUE before the first. */
     private long idleSince = Long.MIN_VALUE;
@@ -50,11 +50,11 @@ final class BuildIdleClock {
             ProcessingTimeService processingTime,
             long timeout,
             BooleanSupplier joinPhase,
-            Flip flip) {
+            Elapsed elapsed) {
         this.processingTime = processingTime;
         this.timeout = timeout;
         this.joinPhase = joinPhase;
-        this.flip = flip;
+        this.elapsed = elapsed;
     }
 
     /** Whether the build side has sent a record, a watermark or an idle status. */
@@ -89,7 +89,7 @@ final class BuildIdleClock {
         }
         long due = idleSince + timeout;
         if (now >= due) {
-            flip.flip("the build watermark did not advance for " + timeout + " ms");
+            elapsed.run();
         } else {
             scheduleCheck(due);
         }

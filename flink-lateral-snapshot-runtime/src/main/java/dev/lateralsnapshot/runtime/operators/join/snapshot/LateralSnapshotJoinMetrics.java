@@ -58,5 +58,12 @@ public final class LateralSnapshotJoinMetrics {
     /** Gauge: milliseconds spent in the load phase (still counting while loading). */
     public static final String LOAD_PHASE_DURATION = "loadPhaseDurationMs";
 
+    /**
+     * Gauge: how the load phase ended: 0 not yet, 1 the build watermark reached {@code
+     * load_completed_time}, 2 the idle timeout, 3 the end of the build input's backlog, 4 the end
+     * of the build input.
+     */
+    public static final String LOAD_COMPLETED_REASON = "loadCompletedReason";
+
     private LateralSnapshotJoinMetrics() {}
 }

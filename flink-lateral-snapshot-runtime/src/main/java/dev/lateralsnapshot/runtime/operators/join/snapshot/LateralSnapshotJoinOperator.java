@@ -15,9 +15,6 @@
 package dev.lateralsnapshot.runtime.operators.join.snapshot;
 
 import org.apache.flink.annotation.VisibleForTesting;
-import org.apache.flink.api.common.functions.DefaultOpenContext;
-import org.apache.flink.api.common.functions.FlatMapFunction;
-import org.apache.flink.api.common.functions.util.FunctionUtils;
 import org.apache.flink.api.common.state.KeyedStateStore;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.metrics.Gauge;
@@ -33,12 +30,12 @@ import org.apache.flink.streaming.api.operators.TimestampedCollector;
 import org.apache.flink.streaming.api.operators.Triggerable;
 import org.apache.flink.streaming.api.operators.TwoInputStreamOperator;
 import org.apache.flink.streaming.api.watermark.Watermark;
+import org.apache.flink.streaming.runtime.streamrecord.RecordAttributes;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.runtime.tasks.ProcessingTimeService;
 import org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus;
 import org.apache.flink.table.data.RowData;
-import org.apache.flink.table.runtime.generated.JoinCondition;
-import org.apache.flink.util.Collector;
+import org.apache.flink.util.ExceptionUtils;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -57,8 +54,9 @@ import static org.apache.flink.util.Preconditions.checkState;
  * <ul>
  *   <li><b>Load phase.</b> Build changes are collected; probe rows are buffered and nothing is
  *       emitted. The probe watermark is held back. The load ends when the build watermark reaches
- *       the load completed time, or, when an idle timeout is set, when the build watermark has not
- *       advanced for that long in processing time ({@link BuildIdleClock}).
+ *       the load completed time, when the build input reports the end of its backlog and the join
+ *       was asked to wait for it, or, when an idle timeout is set, when the build watermark has
+ *       not advanced for that long in processing time ({@link LoadPhaseEnd}).
  *   <li><b>Join phase.</b> At the flip the buffered probe rows are joined and emitted, in slices
  *       between which the task takes its input, checkpoints and cancellation; then the held probe
  *       watermark is released. A flip that comes before any build watermark first applies every
@@ -97,22 +95,20 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
     private transient JoinState state;
     private transient UnionPhaseState phaseState;
     private transient BuildChangeOrder buildChanges;
+    private transient LoadPhaseEnd loadPhaseEnd;
     private transient boolean restored;
     private transient boolean joinPhase;
     private transient boolean restoredProbeRowsToDrain;
 
     // ---- runtime ----
 
-    @Nullable private transient JoinCondition condition;
-    @Nullable private transient FlatMapFunction<RowData, RowData> calc;
+    @Nullable private transient JoinFunctions functions;
     private transient BuildSideWriter writer;
     private transient ProbeRowJoiner joiner;
-    private transient BuildIdleClock idleClock;
     private transient long probeWatermark;
     private transient boolean probeIdle;
     private transient long startTime;
     private transient long loadPhaseDuration;
-    private transient boolean buildWatermarkCheckScheduled;
     private transient BufferedProbeRows bufferedProbeRows;
 
     public LateralSnapshotJoinOperator(LateralSnapshotJoinParameters parameters) {
@@ -135,6 +131,7 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
         joinPhase = phaseState.restoredAnyJoinPhase();
         phaseState.update(joinPhase);
         buildChanges = new BuildChangeOrder(parameters, context.getOperatorStateStore());
+        loadPhaseEnd = new LoadPhaseEnd(parameters, context.getOperatorStateStore());
     }
 
     @Override
@@ -154,14 +151,7 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
                 state.changes(),
                 writer,
                 metrics.counter(LateralSnapshotJoinMetrics.NUM_LATE_BUILD_SIDE_RECORDS));
-        if (parameters.condition() != null) {
-            condition =
-                    parameters
-                            .condition()
-                            .newInstance(getRuntimeContext().getUserCodeClassLoader());
-            condition.setRuntimeContext(getRuntimeContext());
-            condition.open(DefaultOpenContext.INSTANCE);
-        }
+        functions = JoinFunctions.open(parameters, getRuntimeContext());
         // Output rows carry their time in the probe's time attribute columns; a record timestamp
         // would only be set for rows joined in the join phase, so none is set at all.
         TimestampedCollector<RowData> collector = new TimestampedCollector<>(output);
@@ -169,10 +159,10 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
         joiner =
                 new ProbeRowJoiner(
                         parameters,
-                        condition,
+                        functions.condition(),
                         state,
                         writer,
-                        parameters.fusedCalc() == null ? collector : openCalc(collector),
+                        functions.joinedRows(collector),
                         metrics);
         bufferedProbeRows =
                 new BufferedProbeRows(
@@ -183,12 +173,12 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
                         LOG,
                         this::releaseProbeWatermark);
         probeWatermark = Long.MIN_VALUE;
-        idleClock =
-                new BuildIdleClock(
-                        getProcessingTimeService(),
-                        parameters.loadCompletedIdleTimeout(),
-                        () -> joinPhase,
-                        this::flipToJoinPhase);
+        loadPhaseEnd.open(
+                getProcessingTimeService(),
+                () -> joinPhase,
+                buildChanges::watermark,
+                LOG,
+                this::flipToJoinPhase);
         startTime = getProcessingTimeService().getCurrentProcessingTime();
         // Probe rows restored in the join phase come from a subtask that was still loading. Ask
         // the buffer, not the restored phases: a subtask may restore the rows of another.
@@ -200,38 +190,27 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
         }
         LOG.info(
                 "LATERAL SNAPSHOT join starts in the {} phase (load completed time {}, idle timeout"
-                        + " {} ms, state TTL {} ms, build side {}).",
+                        + " {} ms, state TTL {} ms, build side {}). {}",
                 joinPhase ? "join" : "load",
                 parameters.loadCompletedTime(),
                 parameters.loadCompletedIdleTimeout(),
                 parameters.stateTtl(),
-                state);
+                state,
+                LoadPhaseWarnings.endOfBacklog(parameters));
     }
 
     @Override
     public void snapshotState(StateSnapshotContext context) throws Exception {
         super.snapshotState(context);
         buildChanges.snapshot();
+        loadPhaseEnd.snapshot();
         state.snapshot();
-    }
-
-    /** Opens the fused calc; returns the collector that passes each joined row through it. */
-    private Collector<RowData> openCalc(Collector<RowData> collector) throws Exception {
-        FlatMapFunction<RowData, RowData> function =
-                parameters.fusedCalc().newInstance(getRuntimeContext().getUserCodeClassLoader());
-        FunctionUtils.setFunctionRuntimeContext(function, getRuntimeContext());
-        FunctionUtils.openFunction(function, DefaultOpenContext.INSTANCE);
-        calc = function;
-        return new CalcCollector(function, collector);
     }
 
     @Override
     public void close() throws Exception {
-        if (condition != null) {
-            condition.close();
-        }
-        if (calc != null) {
-            FunctionUtils.closeFunction(calc);
+        if (functions != null) {
+            functions.close();
         }
         super.close();
     }
@@ -251,6 +230,9 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
                 LateralSnapshotJoinMetrics.CURRENT_PROBE_SIDE_WATERMARK,
                 (Gauge<Long>) () -> probeWatermark);
         group.gauge(
+                LateralSnapshotJoinMetrics.LOAD_COMPLETED_REASON,
+                (Gauge<Integer>) () -> loadPhaseEnd.reason().code);
+        group.gauge(
                 LateralSnapshotJoinMetrics.LOAD_PHASE_DURATION,
                 (Gauge<Long>)
                         () ->
@@ -262,8 +244,12 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
 
     // ---- phases ----
 
-    private void flipToJoinPhase(String reason) throws Exception {
-        buildChanges.applyWithoutWatermark();
+    private void flipToJoinPhase(LoadPhaseEnd.Reason reason) throws Exception {
+        if (reason == LoadPhaseEnd.Reason.BACKLOG_END) {
+            buildChanges.applyReceived();
+        } else {
+            buildChanges.applyWithoutWatermark();
+        }
         joinPhase = true;
         phaseState.update(true);
         loadPhaseDuration = getProcessingTimeService().getCurrentProcessingTime() - startTime;
@@ -274,7 +260,7 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
                 "LATERAL SNAPSHOT join switches to the join phase after {} ms because {}. Build"
                         + " watermark {}, probe watermark {}, build side {}.",
                 loadPhaseDuration,
-                reason,
+                loadPhaseEnd.describe(reason),
                 buildChanges.watermark(),
                 probeWatermark,
                 state);
@@ -359,13 +345,7 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
         // The output follows the probe side only; the build side's status does not reach it.
         if (inputIndex == 1) {
             if (status.isIdle()) {
-                if (!joinPhase
-                        && parameters.loadCompletedIdleTimeout() == 0
-                        && !idleClock.isStarted()) {
-                    LoadPhaseWarnings.warnOfBuildSideIdleFromTheStart(
-                            LOG, parameters.loadCompletedTime());
-                }
-                idleClock.start();
+                loadPhaseEnd.buildIdle();
             }
             return;
         }
@@ -384,7 +364,7 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
 
     @Override
     public void processElement2(StreamRecord<RowData> record) throws Exception {
-        idleClock.start();
+        loadPhaseEnd.buildRecord();
         RowData change = record.getValue();
         if (parameters.rejects(state.enterBuildKey(change))) {
             // Never matches; keeping it would only cost state.
@@ -394,35 +374,35 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
             // A build change keeps its key alive, as a write does in Flink's state TTL.
             state.ttl().touch();
         }
-        if (buildChanges.watermark() == Long.MIN_VALUE && !buildWatermarkCheckScheduled) {
-            buildWatermarkCheckScheduled = true;
-            getProcessingTimeService()
-                    .registerTimer(
-                            getProcessingTimeService().getCurrentProcessingTime()
-                                    + LoadPhaseWarnings.MISSING_BUILD_WATERMARK_WARNING_DELAY,
-                            time -> warnIfBuildWatermarkIsMissing());
-        }
         buildChanges.receive(change);
     }
 
     @Override
     public void processWatermark2(Watermark mark) throws Exception {
-        long watermark = mark.getTimestamp();
-        if (!buildChanges.advanceWatermark(watermark) || joinPhase) {
-            return;
-        }
-        if (watermark >= parameters.loadCompletedTime()) {
-            flipToJoinPhase("the build watermark reached the load completed time");
-        } else {
-            idleClock.restart();
+        if (buildChanges.advanceWatermark(mark.getTimestamp()) && !joinPhase) {
+            loadPhaseEnd.buildWatermark(mark.getTimestamp());
         }
     }
 
-    private void warnIfBuildWatermarkIsMissing() {
-        if (buildChanges.watermark() == Long.MIN_VALUE) {
-            LoadPhaseWarnings.warnOfMissingBuildWatermark(
-                    LOG, joinPhase, parameters.loadCompletedIdleTimeout());
+    /**
+     * The build input's backlog can end the load phase, and goes no further: the join's output
+     * follows the probe side, whose attributes it passes on ({@link #processRecordAttributes1}).
+     */
+    @Override
+    public void processRecordAttributes2(RecordAttributes recordAttributes) {
+        if (!joinPhase) {
+            try {
+                loadPhaseEnd.buildRecordAttributes(recordAttributes);
+            } catch (Exception e) {
+                // Flink declares the method without exceptions; a failed flip fails the task.
+                ExceptionUtils.rethrow(e);
+            }
         }
+    }
+
+    @Override
+    public void processRecordAttributes1(RecordAttributes recordAttributes) {
+        output.emitRecordAttributes(recordAttributes);
     }
 
     /** The state of this subtask, for tests that look at how it is kept. */

@@ -62,6 +62,8 @@ public final class LateralSnapshotJoinParameters implements Serializable {
     private final long loadCompletedTime;
     private final long loadCompletedIdleTimeout;
     private final long stateTtl;
+    private final boolean loadCompletedOnCaughtUp;
+    private final boolean buildBacklogReported;
     @Nullable private final GeneratedFunction<FlatMapFunction<RowData, RowData>> fusedCalc;
     private final long drainSliceNanos;
 
@@ -78,6 +80,8 @@ public final class LateralSnapshotJoinParameters implements Serializable {
         this.loadCompletedTime = builder.loadCompletedTime;
         this.loadCompletedIdleTimeout = builder.loadCompletedIdleTimeout;
         this.stateTtl = builder.stateTtl;
+        this.loadCompletedOnCaughtUp = builder.loadCompletedOnCaughtUp;
+        this.buildBacklogReported = builder.buildBacklogReported;
         this.fusedCalc = builder.fusedCalc;
         this.drainSliceNanos = builder.drainSliceNanos;
     }
@@ -173,6 +177,19 @@ public final class LateralSnapshotJoinParameters implements Serializable {
         return stateTtl;
     }
 
+    /** Whether the load phase also ends when the build input's backlog ends. */
+    public boolean loadCompletedOnCaughtUp() {
+        return loadCompletedOnCaughtUp;
+    }
+
+    /**
+     * Whether the planner made the build input report a backlog, or found that it reports one of
+     * its own; for the log at the start, which says how the load phase can end.
+     */
+    public boolean buildBacklogReported() {
+        return buildBacklogReported;
+    }
+
     @Nullable
     public GeneratedFunction<FlatMapFunction<RowData, RowData>> fusedCalc() {
         return fusedCalc;
@@ -197,6 +214,8 @@ public final class LateralSnapshotJoinParameters implements Serializable {
         private long loadCompletedTime;
         private long loadCompletedIdleTimeout;
         private long stateTtl;
+        private boolean loadCompletedOnCaughtUp;
+        private boolean buildBacklogReported;
         @Nullable private GeneratedFunction<FlatMapFunction<RowData, RowData>> fusedCalc;
         private long drainSliceNanos = DRAIN_SLICE_NANOS;
 
@@ -268,6 +287,25 @@ public final class LateralSnapshotJoinParameters implements Serializable {
          */
         public Builder stateTtl(long stateTtl) {
             this.stateTtl = stateTtl;
+            return this;
+        }
+
+        /**
+         * Whether the load phase also ends when the build input's backlog ends ({@code
+         * table.exec.lateral-snapshot.load-completed-on-caught-up}); false, the default, for the
+         * other conditions only.
+         */
+        public Builder loadCompletedOnCaughtUp(boolean loadCompletedOnCaughtUp) {
+            this.loadCompletedOnCaughtUp = loadCompletedOnCaughtUp;
+            return this;
+        }
+
+        /**
+         * Whether the build input reports a backlog: made to by the planner, or of its own; false,
+         * the default, when the planner knows of none.
+         */
+        public Builder buildBacklogReported(boolean buildBacklogReported) {
+            this.buildBacklogReported = buildBacklogReported;
             return this;
         }
 

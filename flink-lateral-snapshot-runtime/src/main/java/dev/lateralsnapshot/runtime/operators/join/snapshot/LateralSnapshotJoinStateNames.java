@@ -45,6 +45,12 @@ public final class LateralSnapshotJoinStateNames {
     /** The build time up to which each subtask applied the build changes. */
     public static final String BUILD_WATERMARK = "build-watermark";
 
+    /** How each subtask's load phase ended: the value of the gauge {@code loadCompletedReason}. */
+    public static final String LOAD_COMPLETED_REASON = "load-completed-reason";
+
+    /** Whether each subtask's build input reported a backlog: 1 if so. */
+    public static final String BUILD_BACKLOG = "build-backlog";
+
     // ---- the join that hashes both inputs by the join keys (keyed state) ----
 
     /** The build row of a key, in the layout with one row per key. */

@@ -25,7 +25,33 @@ final class LoadPhaseWarnings {
     /** How long build rows may arrive without any build watermark before a warning is logged. */
     static final long MISSING_BUILD_WATERMARK_WARNING_DELAY = 60_000L;
 
+    /** The option that ends the load phase at the end of the build input's backlog. */
+    static final String LOAD_COMPLETED_ON_CAUGHT_UP_OPTION =
+            "table.exec.lateral-snapshot.load-completed-on-caught-up";
+
     private LoadPhaseWarnings() {}
+
+    /**
+     * What ends the load phase besides the build watermark and the idle timeout, for the log line
+     * at the start: whether the end of the build input's backlog does, and why not.
+     */
+    static String endOfBacklog(LateralSnapshotJoinParameters parameters) {
+        if (!parameters.loadCompletedOnCaughtUp()) {
+            return "The end of the build input's backlog does not end the load phase ('"
+                    + LOAD_COMPLETED_ON_CAUGHT_UP_OPTION
+                    + "' is false).";
+        }
+        if (parameters.buildBacklogReported()) {
+            return "The load phase also ends when the build input's backlog ends: its source"
+                    + " reports a backlog, or is made to report one until its readers have caught"
+                    + " up.";
+        }
+        return "The planner found no source of the build input to make report a backlog (it is"
+                + " no FLIP-27 source, or is shared with another consumer): unless the source"
+                + " reports a backlog itself, the load phase ends by the other conditions, and '"
+                + LOAD_COMPLETED_ON_CAUGHT_UP_OPTION
+                + "' has no effect.";
+    }
 
     /**
      * Build changes wait for the build watermark, and the load phase ends by it: a build input that

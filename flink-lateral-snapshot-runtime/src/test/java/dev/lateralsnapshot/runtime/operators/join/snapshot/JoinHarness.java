@@ -28,6 +28,7 @@ import org.apache.flink.runtime.metrics.util.InterceptingOperatorMetricGroup;
 import org.apache.flink.runtime.state.StateBackend;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.streaming.api.watermark.Watermark;
+import org.apache.flink.streaming.runtime.streamrecord.RecordAttributes;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus;
 import org.apache.flink.streaming.util.KeyedTwoInputStreamOperatorTestHarness;
@@ -129,6 +130,14 @@ public final class JoinHarness implements AutoCloseable {
 
     public void processWatermarkStatus2(WatermarkStatus status) throws Exception {
         harness.processWatermarkStatus2(status);
+    }
+
+    public void processRecordAttributes1(RecordAttributes attributes) throws Exception {
+        harness.processRecordAttributes1(attributes);
+    }
+
+    public void processRecordAttributes2(RecordAttributes attributes) throws Exception {
+        harness.processRecordAttributes2(attributes);
     }
 
     public void setProcessingTime(long time) throws Exception {

@@ -81,6 +81,7 @@ public final class JoinSpec {
     long idleTimeout;
     long stateTtl;
     long buildRowsWarningThreshold;
+    boolean loadCompletedOnCaughtUp;
 
     /**
      * A slice cut by time ends wherever the machine happens to be slow, so the tests cut slices by
@@ -116,6 +117,12 @@ public final class JoinSpec {
 
     public JoinSpec layout(BuildSideLayout layout) {
         this.layout = layout;
+        return this;
+    }
+
+    /** A join whose load phase also ends when the build input's backlog ends. */
+    public JoinSpec loadCompletedOnCaughtUp() {
+        this.loadCompletedOnCaughtUp = true;
         return this;
     }
 
@@ -208,6 +215,8 @@ public final class JoinSpec {
                 .loadCompletedTime(loadCompletedTime)
                 .loadCompletedIdleTimeout(idleTimeout)
                 .stateTtl(stateTtl)
+                .loadCompletedOnCaughtUp(loadCompletedOnCaughtUp)
+                .buildBacklogReported(loadCompletedOnCaughtUp)
                 .fusedCalc(calc)
                 .drainSliceNanos(drainSliceNanos)
                 .build();

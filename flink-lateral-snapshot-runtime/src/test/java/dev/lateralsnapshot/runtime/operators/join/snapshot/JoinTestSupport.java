@@ -21,6 +21,8 @@ import org.apache.flink.runtime.state.StateBackend;
 import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
 import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
 import org.apache.flink.streaming.api.watermark.Watermark;
+import org.apache.flink.streaming.runtime.streamrecord.RecordAttributes;
+import org.apache.flink.streaming.runtime.streamrecord.RecordAttributesBuilder;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus;
 import org.apache.flink.table.data.GenericRowData;
@@ -35,6 +37,7 @@ import javax.annotation.Nullable;
 
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.List;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -149,6 +152,11 @@ public abstract class JoinTestSupport {
         return new StreamRecord<>(GenericRowData.ofKind(kind, values));
     }
 
+    /** The attributes a source sends when it starts or ends a backlog. */
+    public static RecordAttributes backlog(boolean isBacklog) {
+        return new RecordAttributesBuilder(Collections.emptyList()).setBacklog(isBacklog).build();
+    }
+
     public static Watermark watermark(long time) {
         return new Watermark(time);
     }
@@ -180,6 +188,8 @@ public abstract class JoinTestSupport {
             return "WM(" + ((Watermark) element).getTimestamp() + ")";
         } else if (element instanceof WatermarkStatus) {
             return ((WatermarkStatus) element).isIdle() ? "IDLE" : "ACTIVE";
+        } else if (element instanceof RecordAttributes) {
+            return ((RecordAttributes) element).isBacklog() ? "BACKLOG" : "NO_BACKLOG";
         }
         return String.valueOf(element);
     }

@@ -90,43 +90,27 @@ class LateralSnapshotJoinStateLayoutTest extends BackendTestBase {
                         "lateral-snapshot-phase",
                         "max-build-time",
                         "build-watermark",
+                        "load-completed-reason",
+                        "build-backlog",
                         "probe-buffer-sequence",
                         "state-ttl-clock");
-        StateMetaInfoSnapshot phase = operatorState.get("phase");
-        assertThat(phase.getOption(CommonOptionsKeys.OPERATOR_STATE_DISTRIBUTION_MODE))
-                .isEqualTo("UNION");
-        assertThat(StateMetaInfo.serializer(phase, CommonSerializerKeys.VALUE_SERIALIZER))
-                .isEqualTo(IntSerializer.INSTANCE);
+        assertListState(operatorState.get("phase"), "UNION", IntSerializer.INSTANCE);
         // The phase once more, under the name Flink 2.4's join keeps its phase in.
-        StateMetaInfoSnapshot flink24Phase = operatorState.get("lateral-snapshot-phase");
-        assertThat(flink24Phase.getOption(CommonOptionsKeys.OPERATOR_STATE_DISTRIBUTION_MODE))
-                .isEqualTo("UNION");
-        assertThat(StateMetaInfo.serializer(flink24Phase, CommonSerializerKeys.VALUE_SERIALIZER))
-                .isEqualTo(LateralSnapshotLibraryPhaseSerializer.INSTANCE);
-        StateMetaInfoSnapshot maxBuildTime = operatorState.get("max-build-time");
-        assertThat(maxBuildTime.getOption(CommonOptionsKeys.OPERATOR_STATE_DISTRIBUTION_MODE))
-                .isEqualTo("UNION");
-        assertThat(StateMetaInfo.serializer(maxBuildTime, CommonSerializerKeys.VALUE_SERIALIZER))
-                .isEqualTo(LongSerializer.INSTANCE);
-        StateMetaInfoSnapshot buildWatermark = operatorState.get("build-watermark");
-        assertThat(buildWatermark.getOption(CommonOptionsKeys.OPERATOR_STATE_DISTRIBUTION_MODE))
-                .isEqualTo("UNION");
-        assertThat(StateMetaInfo.serializer(buildWatermark, CommonSerializerKeys.VALUE_SERIALIZER))
-                .isEqualTo(LongSerializer.INSTANCE);
-        StateMetaInfoSnapshot probeBufferSequence = operatorState.get("probe-buffer-sequence");
-        assertThat(
-                        probeBufferSequence.getOption(
-                                CommonOptionsKeys.OPERATOR_STATE_DISTRIBUTION_MODE))
-                .isEqualTo("UNION");
-        assertThat(
-                        StateMetaInfo.serializer(
-                                probeBufferSequence, CommonSerializerKeys.VALUE_SERIALIZER))
-                .isEqualTo(LongSerializer.INSTANCE);
-        StateMetaInfoSnapshot ttlClock = operatorState.get("state-ttl-clock");
-        assertThat(ttlClock.getOption(CommonOptionsKeys.OPERATOR_STATE_DISTRIBUTION_MODE))
-                .isEqualTo("UNION");
-        assertThat(StateMetaInfo.serializer(ttlClock, CommonSerializerKeys.VALUE_SERIALIZER))
-                .isEqualTo(LongSerializer.INSTANCE);
+        assertListState(
+                operatorState.get("lateral-snapshot-phase"),
+                "UNION",
+                LateralSnapshotLibraryPhaseSerializer.INSTANCE);
+        for (String union :
+                new String[] {
+                    "max-build-time",
+                    "build-watermark",
+                    "load-completed-reason",
+                    "build-backlog",
+                    "probe-buffer-sequence",
+                    "state-ttl-clock"
+                }) {
+            assertListState(operatorState.get(union), "UNION", LongSerializer.INSTANCE);
+        }
 
         Map<String, StateMetaInfoSnapshot> keyedState = StateMetaInfo.keyedState(snapshots);
         assertThat(keyedState)
@@ -225,6 +209,8 @@ class LateralSnapshotJoinStateLayoutTest extends BackendTestBase {
                         "lateral-snapshot-phase",
                         "max-build-time",
                         "build-watermark",
+                        "load-completed-reason",
+                        "build-backlog",
                         "broadcast-probe-buffer",
                         "broadcast-build-rows",
                         "broadcast-pending-build-changes",
@@ -236,6 +222,8 @@ class LateralSnapshotJoinStateLayoutTest extends BackendTestBase {
                 LateralSnapshotLibraryPhaseSerializer.INSTANCE);
         assertListState(state.get("max-build-time"), "UNION", LongSerializer.INSTANCE);
         assertListState(state.get("build-watermark"), "UNION", LongSerializer.INSTANCE);
+        assertListState(state.get("load-completed-reason"), "UNION", LongSerializer.INSTANCE);
+        assertListState(state.get("build-backlog"), "UNION", LongSerializer.INSTANCE);
         // Spread evenly over the subtasks of a restore.
         assertListState(
                 state.get("broadcast-probe-buffer"), "SPLIT_DISTRIBUTE", PROBE_ROW_SERIALIZER);
