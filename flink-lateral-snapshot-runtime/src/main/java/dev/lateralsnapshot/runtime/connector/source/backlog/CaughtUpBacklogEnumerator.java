@@ -1,0 +1,185 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package dev.lateralsnapshot.runtime.connector.source.backlog;
+
+import org.apache.flink.api.connector.source.SourceEvent;
+import org.apache.flink.api.connector.source.SourceSplit;
+import org.apache.flink.api.connector.source.SplitEnumerator;
+import org.apache.flink.api.connector.source.SplitEnumeratorContext;
+import org.apache.flink.util.clock.SystemClock;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import javax.annotation.Nullable;
+
+import java.io.IOException;
+import java.util.BitSet;
+import java.util.List;
+
+import static org.apache.flink.util.Preconditions.checkNotNull;
+
+/**
+ * The enumerator of the wrapped source, which reports a backlog from its start until every reader
+ * has caught up. Its state is the wrapped enumerator's, unchanged, and so is everything it does for
+ * the source.
+ *
+ * <p>On every start, of a new enumerator or of one restored from a checkpoint, it reports a
+ * backlog, then starts the wrapped enumerator. Once the wrapped enumerator's initial discovery has
+ * gone quiet ({@link DiscoveryTrackingContext}), it tells every registered reader, and every reader
+ * that registers later, that its assignment is complete; each reader then says once when it has
+ * caught up ({@link CaughtUpBacklogReader}). When every subtask of the current parallelism has said
+ * so, it reports the end of the backlog, once. Flink does not checkpoint the backlog, so a restore
+ * starts over: backlog, then its end once the readers have caught up again.
+ *
+ * <p>When the wrapped enumerator reports a backlog of its own, its reports go through and this one
+ * reports nothing more.
+ */
+final class CaughtUpBacklogEnumerator<SplitT extends SourceSplit, CheckpointT>
+        implements SplitEnumerator<SplitT, CheckpointT> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(CaughtUpBacklogEnumerator.class);
+
+    /** Creates the wrapped enumerator with the context it is given. */
+    interface Factory<SplitT extends SourceSplit, CheckpointT> {
+        SplitEnumerator<SplitT, CheckpointT> create(SplitEnumeratorContext<SplitT> context)
+                throws Exception;
+    }
+
+    private final SplitEnumerator<SplitT, CheckpointT> enumerator;
+    private final DiscoveryTrackingContext<SplitT> tracking;
+    private final SplitEnumeratorContext<SplitT> context;
+
+    /** The subtasks that have caught up since they last registered. */
+    private final BitSet caughtUp = new BitSet();
+
+    private boolean assignmentComplete;
+    private boolean backlogEnded;
+    private long backlogSince;
+
+    private CaughtUpBacklogEnumerator(
+            SplitEnumerator<SplitT, CheckpointT> enumerator,
+            DiscoveryTrackingContext<SplitT> tracking) {
+        this.enumerator = checkNotNull(enumerator);
+        this.tracking = tracking;
+        this.context = tracking.coordinatorContext();
+        tracking.onQuiet(this::completeAssignment);
+    }
+
+    /** The wrapper of the enumerator that the factory creates with a tracking context. */
+    static <SplitT extends SourceSplit, CheckpointT>
+            CaughtUpBacklogEnumerator<SplitT, CheckpointT> create(
+                    SplitEnumeratorContext<SplitT> context, Factory<SplitT, CheckpointT> factory)
+                    throws Exception {
+        DiscoveryTrackingContext<SplitT> tracking = new DiscoveryTrackingContext<>(context);
+        return new CaughtUpBacklogEnumerator<>(factory.create(tracking), tracking);
+    }
+
+    // ---- the backlog ----
+
+    @Override
+    public void start() {
+        if (!tracking.reportsOwnBacklog()) {
+            backlogSince = SystemClock.getInstance().relativeTimeMillis();
+            context.setIsProcessingBacklog(true);
+            LOG.info(
+                    "The source reports a backlog until its {} readers have caught up.",
+                    context.currentParallelism());
+        }
+        enumerator.start();
+        tracking.started();
+    }
+
+    private void completeAssignment() {
+        assignmentComplete = true;
+        if (!tracking.reportsOwnBacklog()) {
+            context.registeredReaders().keySet().forEach(this::tellAssignmentComplete);
+        }
+    }
+
+    @Override
+    public void addReader(int subtaskId) {
+        // A subtask registers again after it failed; its new reader starts from a checkpoint and
+        // says again when it has caught up.
+        caughtUp.clear(subtaskId);
+        enumerator.addReader(subtaskId);
+        if (assignmentComplete && !tracking.reportsOwnBacklog()) {
+            tellAssignmentComplete(subtaskId);
+        }
+    }
+
+    /** Sent after what the wrapped enumerator sent the reader, so after its splits. */
+    private void tellAssignmentComplete(int subtaskId) {
+        context.sendEventToSourceReader(subtaskId, new AssignmentCompleteEvent());
+    }
+
+    @Override
+    public void handleSourceEvent(int subtaskId, SourceEvent sourceEvent) {
+        if (sourceEvent instanceof ReaderCaughtUpEvent) {
+            readerCaughtUp(subtaskId);
+        } else {
+            enumerator.handleSourceEvent(subtaskId, sourceEvent);
+        }
+    }
+
+    private void readerCaughtUp(int subtaskId) {
+        if (backlogEnded || tracking.reportsOwnBacklog()) {
+            return;
+        }
+        caughtUp.set(subtaskId);
+        int parallelism = context.currentParallelism();
+        if (caughtUp.nextClearBit(0) >= parallelism) {
+            backlogEnded = true;
+            context.setIsProcessingBacklog(false);
+            LOG.info(
+                    "The source reports the end of its backlog: its {} readers caught up {} ms"
+                            + " after it started.",
+                    parallelism,
+                    SystemClock.getInstance().relativeTimeMillis() - backlogSince);
+        }
+    }
+
+    // ---- the wrapped enumerator's, unchanged ----
+
+    @Override
+    public void handleSplitRequest(int subtaskId, @Nullable String requesterHostname) {
+        enumerator.handleSplitRequest(subtaskId, requesterHostname);
+    }
+
+    @Override
+    public void addSplitsBack(List<SplitT> splits, int subtaskId) {
+        enumerator.addSplitsBack(splits, subtaskId);
+    }
+
+    @Override
+    public CheckpointT snapshotState(long checkpointId) throws Exception {
+        return enumerator.snapshotState(checkpointId);
+    }
+
+    @Override
+    public void notifyCheckpointComplete(long checkpointId) throws Exception {
+        enumerator.notifyCheckpointComplete(checkpointId);
+    }
+
+    @Override
+    public void notifyCheckpointAborted(long checkpointId) throws Exception {
+        enumerator.notifyCheckpointAborted(checkpointId);
+    }
+
+    @Override
+    public void close() throws IOException {
+        enumerator.close();
+    }
+}

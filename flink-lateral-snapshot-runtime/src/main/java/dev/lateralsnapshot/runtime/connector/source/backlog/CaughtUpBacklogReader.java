@@ -1,0 +1,284 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package dev.lateralsnapshot.runtime.connector.source.backlog;
+
+import org.apache.flink.api.connector.source.ExternallyInducedSourceReader;
+import org.apache.flink.api.connector.source.ReaderOutput;
+import org.apache.flink.api.connector.source.SourceEvent;
+import org.apache.flink.api.connector.source.SourceReader;
+import org.apache.flink.api.connector.source.SourceSplit;
+import org.apache.flink.core.io.InputStatus;
+import org.apache.flink.metrics.Gauge;
+import org.apache.flink.util.clock.Clock;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import javax.annotation.Nullable;
+
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.apache.flink.util.Preconditions.checkNotNull;
+
+/**
+ * A reader of the wrapped source that tells the enumerator, once, that it has caught up. Its
+ * splits, its state and its records are the wrapped reader's; it only watches.
+ *
+ * <p>It has caught up when the enumerator has said that its assignment is complete, the wrapped
+ * reader has just had nothing to read (its queue is drained), and one of these holds: it has no
+ * split; the source's {@code pendingRecords} gauge has read 0 at every check for at least {@link
+ * #RECHECK_INTERVAL}; or the source has never set that gauge and the reader has had nothing to read
+ * for {@link #GRACE_PERIOD}. A reader that ends has caught up too, or its subtask would never say
+ * so. Until it has caught up, {@link #isAvailable()} also completes every {@link
+ * #RECHECK_INTERVAL}, so that a reader with nothing to read checks again; a source's lag can drop
+ * to 0 without a record to wake its reader.
+ */
+class CaughtUpBacklogReader<T, SplitT extends SourceSplit> implements SourceReader<T, SplitT> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(CaughtUpBacklogReader.class);
+
+    /**
+     * How long a reader whose source never set the {@code pendingRecords} gauge must have had
+     * nothing to read before it has caught up. Flink's Kafka source sets the gauge only after its
+     * first fetch that returns records, so a reader of empty partitions, or of partitions read from
+     * the latest offset, never sets it. Before the first fetch of a partition that has records the
+     * consumer finds the partition's leader and its start offset, which can take seconds; the
+     * period is well above that, and it is how late such a reader ends the backlog.
+     */
+    static final Duration GRACE_PERIOD = Duration.ofSeconds(30);
+
+    /**
+     * How often a reader that has not caught up checks again while it has nothing to read, and how
+     * long the gauge must read 0. A fetcher records its lag before it hands the fetched records to
+     * the reader's queue, so a 0 read once may still be followed by a batch; half a second is far
+     * longer than that hand-over, and delays the end of the backlog by about a second at most.
+     */
+    static final Duration RECHECK_INTERVAL = Duration.ofMillis(500);
+
+    /** A future that completes after a delay, for the re-checks. */
+    interface Timer {
+        CompletableFuture<Void> after(Duration delay);
+    }
+
+    /** The JDK's timer, which needs no thread of the reader's own. */
+    static final Timer JDK_TIMER =
+            delay ->
+                    new CompletableFuture<Void>()
+                            .completeOnTimeout(null, delay.toMillis(), TimeUnit.MILLISECONDS);
+
+    private static final long NEVER = Long.MIN_VALUE;
+
+    private final SourceReader<T, SplitT> reader;
+    private final PendingRecordsReaderContext context;
+    private final Clock clock;
+    private final Timer timer;
+
+    private boolean hasSplits;
+    private boolean assignmentComplete;
+    private boolean caughtUp;
+
+    /** Since when the reader has had nothing to read, in the clock's millis; NEVER while it has. */
+    private long idleSince = NEVER;
+
+    /** Since when the gauge has read 0 at every check; NEVER while it has not. */
+    private long zeroSince = NEVER;
+
+    @Nullable private CompletableFuture<Void> recheck;
+
+    CaughtUpBacklogReader(
+            SourceReader<T, SplitT> reader,
+            PendingRecordsReaderContext context,
+            Clock clock,
+            Timer timer) {
+        this.reader = checkNotNull(reader);
+        this.context = checkNotNull(context);
+        this.clock = checkNotNull(clock);
+        this.timer = checkNotNull(timer);
+    }
+
+    /**
+     * Wraps the reader, as one that is {@link ExternallyInducedSourceReader} when the reader is:
+     * the task checks for that by class.
+     */
+    static <T, SplitT extends SourceSplit> CaughtUpBacklogReader<T, SplitT> wrap(
+            SourceReader<T, SplitT> reader,
+            PendingRecordsReaderContext context,
+            Clock clock,
+            Timer timer) {
+        return reader instanceof ExternallyInducedSourceReader<T, SplitT> induced
+                ? new ExternallyInduced<>(induced, context, clock, timer)
+                : new CaughtUpBacklogReader<>(reader, context, clock, timer);
+    }
+
+    // ---- catching up ----
+
+    @Override
+    public InputStatus pollNext(ReaderOutput<T> output) throws Exception {
+        InputStatus status = reader.pollNext(output);
+        if (!caughtUp) {
+            switch (status) {
+                case MORE_AVAILABLE -> idleSince = NEVER;
+                case NOTHING_AVAILABLE -> check();
+                case END_OF_INPUT -> report("it has ended");
+            }
+        }
+        return status;
+    }
+
+    @Override
+    public CompletableFuture<Void> isAvailable() {
+        CompletableFuture<Void> available = reader.isAvailable();
+        if (caughtUp || available.isDone()) {
+            return available;
+        }
+        if (recheck == null || recheck.isDone()) {
+            recheck = timer.after(RECHECK_INTERVAL);
+        }
+        return available.applyToEither(recheck, ignored -> null);
+    }
+
+    @Override
+    public void addSplits(List<SplitT> splits) {
+        if (!splits.isEmpty()) {
+            hasSplits = true;
+            idleSince = NEVER;
+            zeroSince = NEVER;
+        }
+        reader.addSplits(splits);
+    }
+
+    @Override
+    public void handleSourceEvents(SourceEvent sourceEvent) {
+        if (sourceEvent instanceof AssignmentCompleteEvent) {
+            assignmentComplete = true;
+        } else {
+            reader.handleSourceEvents(sourceEvent);
+        }
+    }
+
+    private void check() {
+        long now = clock.relativeTimeMillis();
+        if (idleSince == NEVER) {
+            idleSince = now;
+        }
+        if (!assignmentComplete) {
+            return;
+        }
+        String reason = caughtUpReason(now);
+        if (reason != null) {
+            report(reason);
+        }
+    }
+
+    /** Why the reader has caught up, or null while it has not. */
+    @Nullable
+    private String caughtUpReason(long now) {
+        if (!hasSplits) {
+            return "it has no split";
+        }
+        Gauge<Long> gauge = context.pendingRecords();
+        if (gauge == null) {
+            return now - idleSince >= GRACE_PERIOD.toMillis()
+                    ? "its source has set no pendingRecords gauge and it has had nothing to read"
+                            + " for "
+                            + GRACE_PERIOD
+                    : null;
+        }
+        Long pending = gauge.getValue();
+        if (pending == null || pending != 0) {
+            zeroSince = NEVER;
+            return null;
+        }
+        if (zeroSince == NEVER) {
+            zeroSince = now;
+            return null;
+        }
+        return now - zeroSince >= RECHECK_INTERVAL.toMillis()
+                ? "its pendingRecords gauge has read 0 for " + (now - zeroSince) + " ms"
+                : null;
+    }
+
+    private void report(String reason) {
+        caughtUp = true;
+        LOG.info(
+                "Subtask {} of the source has caught up: {}.", context.getIndexOfSubtask(), reason);
+        context.sendSourceEventToCoordinator(new ReaderCaughtUpEvent());
+    }
+
+    // ---- the wrapped reader's, unchanged ----
+
+    @Override
+    public void start() {
+        reader.start();
+    }
+
+    @Override
+    public List<SplitT> snapshotState(long checkpointId) {
+        return reader.snapshotState(checkpointId);
+    }
+
+    @Override
+    public void notifyNoMoreSplits() {
+        reader.notifyNoMoreSplits();
+    }
+
+    @Override
+    public void notifyCheckpointComplete(long checkpointId) throws Exception {
+        reader.notifyCheckpointComplete(checkpointId);
+    }
+
+    @Override
+    public void notifyCheckpointAborted(long checkpointId) throws Exception {
+        reader.notifyCheckpointAborted(checkpointId);
+    }
+
+    @Override
+    public void pauseOrResumeSplits(
+            Collection<String> splitsToPause, Collection<String> splitsToResume) {
+        reader.pauseOrResumeSplits(splitsToPause, splitsToResume);
+    }
+
+    @Override
+    public void close() throws Exception {
+        reader.close();
+    }
+
+    /** The wrapper of a reader that triggers checkpoints itself. */
+    private static final class ExternallyInduced<T, SplitT extends SourceSplit>
+            extends CaughtUpBacklogReader<T, SplitT>
+            implements ExternallyInducedSourceReader<T, SplitT> {
+
+        private final ExternallyInducedSourceReader<T, SplitT> reader;
+
+        ExternallyInduced(
+                ExternallyInducedSourceReader<T, SplitT> reader,
+                PendingRecordsReaderContext context,
+                Clock clock,
+                Timer timer) {
+            super(reader, context, clock, timer);
+            this.reader = reader;
+        }
+
+        @Override
+        public Optional<Long> shouldTriggerCheckpoint() {
+            return reader.shouldTriggerCheckpoint();
+        }
+    }
+}
