@@ -30,13 +30,14 @@ import org.apache.flink.api.java.typeutils.MissingTypeInfo;
 import org.apache.flink.api.java.typeutils.ResultTypeQueryable;
 import org.apache.flink.api.java.typeutils.TypeExtractor;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
+import org.apache.flink.streaming.api.lineage.LineageDataset;
 import org.apache.flink.streaming.api.lineage.LineageVertex;
 import org.apache.flink.streaming.api.lineage.LineageVertexProvider;
+import org.apache.flink.streaming.api.lineage.SourceLineageVertex;
 import org.apache.flink.streaming.api.operators.OutputTypeConfigurable;
 import org.apache.flink.util.clock.SystemClock;
 
-import javax.annotation.Nullable;
-
+import java.util.List;
 import java.util.Set;
 
 import static org.apache.flink.util.Preconditions.checkNotNull;
@@ -52,10 +53,10 @@ import static org.apache.flink.util.Preconditions.checkNotNull;
  * because that changes where a restored reader gets its splits. It always is {@link
  * ResultTypeQueryable}, {@link LineageVertexProvider} and {@link OutputTypeConfigurable}, and
  * answers each as Flink would have answered for the source: the source's type, or the one Flink
- * takes from the source's class; the source's lineage, or none; the output type passed on, or
- * dropped. The interfaces that only batch jobs use ({@code DynamicParallelismInference}, and the
- * enumerator's {@code SupportsBatchSnapshot} and {@code SupportsHandleExecutionAttemptSourceEvent})
- * are left out: a bounded source is never wrapped.
+ * takes from the source's class; the source's lineage, or one without datasets; the output type
+ * passed on, or dropped. The interfaces that only batch jobs use ({@code
+ * DynamicParallelismInference}, and the enumerator's {@code SupportsBatchSnapshot} and {@code
+ * SupportsHandleExecutionAttemptSourceEvent}) are left out: a bounded source is never wrapped.
  */
 class CaughtUpBacklogSource<T, SplitT extends SourceSplit, EnumChkT>
         implements Source<T, SplitT, EnumChkT>,
@@ -146,12 +147,29 @@ class CaughtUpBacklogSource<T, SplitT extends SourceSplit, EnumChkT>
         }
     }
 
+    /**
+     * The source's lineage, or a vertex without datasets: Flink's table planner takes any {@code
+     * LineageVertexProvider}'s vertex as present and fails on null, and finds no dataset in an
+     * empty vertex, as in a source that has no lineage; a source's vertex must be a {@link
+     * SourceLineageVertex}.
+     */
     @Override
-    @Nullable
     public LineageVertex getLineageVertex() {
-        return source instanceof LineageVertexProvider provider
-                ? provider.getLineageVertex()
-                : null;
+        if (source instanceof LineageVertexProvider provider) {
+            return provider.getLineageVertex();
+        }
+        Boundedness boundedness = source.getBoundedness();
+        return new SourceLineageVertex() {
+            @Override
+            public Boundedness boundedness() {
+                return boundedness;
+            }
+
+            @Override
+            public List<LineageDataset> datasets() {
+                return List.of();
+            }
+        };
     }
 
     @Override

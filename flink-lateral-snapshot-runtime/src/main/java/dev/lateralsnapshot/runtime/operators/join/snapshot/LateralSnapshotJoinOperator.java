@@ -55,8 +55,8 @@ import static org.apache.flink.util.Preconditions.checkState;
  *   <li><b>Load phase.</b> Build changes are collected; probe rows are buffered and nothing is
  *       emitted. The probe watermark is held back. The load ends when the build watermark reaches
  *       the load completed time, when the build input reports the end of its backlog and the join
- *       was asked to wait for it, or, when an idle timeout is set, when the build watermark has
- *       not advanced for that long in processing time ({@link LoadPhaseEnd}).
+ *       was asked to wait for it, or, when an idle timeout is set, when the build watermark has not
+ *       advanced for that long in processing time ({@link LoadPhaseEnd}).
  *   <li><b>Join phase.</b> At the flip the buffered probe rows are joined and emitted, in slices
  *       between which the task takes its input, checkpoints and cancellation; then the held probe
  *       watermark is released. A flip that comes before any build watermark first applies every
@@ -403,6 +403,12 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
     @Override
     public void processRecordAttributes1(RecordAttributes recordAttributes) {
         output.emitRecordAttributes(recordAttributes);
+    }
+
+    /** The parameters the planner made the join with, for tests of the planner. */
+    @VisibleForTesting
+    public LateralSnapshotJoinParameters parameters() {
+        return parameters;
     }
 
     /** The state of this subtask, for tests that look at how it is kept. */
