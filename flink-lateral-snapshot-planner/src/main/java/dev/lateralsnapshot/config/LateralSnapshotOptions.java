@@ -87,6 +87,33 @@ public final class LateralSnapshotOptions {
                                     + " since every subtask holds all of them on the heap. 0"
                                     + " disables the warning.");
 
+    public static final ConfigOption<Boolean> LOAD_COMPLETED_ON_CAUGHT_UP =
+            key("table.exec.lateral-snapshot.load-completed-on-caught-up")
+                    .booleanType()
+                    .defaultValue(false)
+                    .withDescription(
+                            Description.builder()
+                                    .text(
+                                            "Whether the load phase of a LATERAL SNAPSHOT join"
+                                                    + " also ends when its build input has read"
+                                                    + " its backlog, whichever comes first of that,"
+                                                    + " load_completed_time and"
+                                                    + " load_completed_idle_timeout. The backlog is"
+                                                    + " the one a source reports to Flink (a"
+                                                    + " HybridSource until its last source starts);"
+                                                    + " a source that reports none but publishes"
+                                                    + " the pendingRecords metric (Kafka,"
+                                                    + " upsert-kafka) is made to report one until"
+                                                    + " each of its readers has caught up with the"
+                                                    + " end of its splits. The source's state and"
+                                                    + " savepoints stay the same.")
+                                    .linebreak()
+                                    .text(
+                                            "This library's own option: Flink 2.4 ignores it"
+                                                    + " and ends the load phase by the arguments"
+                                                    + " only.")
+                                    .build());
+
     /**
      * The build distribution of the configuration.
      *

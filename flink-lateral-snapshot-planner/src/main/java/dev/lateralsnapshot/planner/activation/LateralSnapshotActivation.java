@@ -24,6 +24,7 @@ import dev.lateralsnapshot.planner.internal.TableEnvironmentPlanners;
 import dev.lateralsnapshot.planner.module.LateralSnapshotModule;
 import dev.lateralsnapshot.planner.operations.LateralSnapshotPlanner;
 import dev.lateralsnapshot.planner.parse.LateralSnapshotParserFactory;
+import dev.lateralsnapshot.planner.plan.nodes.exec.processor.BuildSourceBacklogReporting;
 import dev.lateralsnapshot.planner.plan.nodes.exec.processor.LateralSnapshotJoinCalcFusion;
 import dev.lateralsnapshot.planner.plan.nodes.exec.stream.StreamExecLateralSnapshotBroadcastJoin;
 import dev.lateralsnapshot.planner.plan.nodes.exec.stream.StreamExecLateralSnapshotJoin;
@@ -46,11 +47,11 @@ import java.util.List;
  * planner factory does not depend on the entry point, and nothing of the planner does.
  *
  * <p>In streaming mode both routes plan with the same planner: Flink's stream planner with the
- * join's exec-graph processor, {@link LateralSnapshotJoinCalcFusion}, in a planner that also plans
- * the Table API's {@code joinLateral}. The planner factory creates it; {@link
- * #install(TableEnvironment)} puts it in the place of the stream planner that Flink's factory
- * created for the environment, made of the same parts, so that a statement gets the same job
- * through either route ({@code InstallRoutesPlanParityTest}).
+ * join's exec-graph processors, {@link LateralSnapshotJoinCalcFusion} and {@link
+ * BuildSourceBacklogReporting}, in a planner that also plans the Table API's {@code joinLateral}.
+ * The planner factory creates it; {@link #install(TableEnvironment)} puts it in the place of the
+ * stream planner that Flink's factory created for the environment, made of the same parts, so that
+ * a statement gets the same job through either route ({@code InstallRoutesPlanParityTest}).
  */
 public final class LateralSnapshotActivation {
 
@@ -127,10 +128,16 @@ public final class LateralSnapshotActivation {
         return LateralSnapshotPlanner.wrap(flinkPlannerFactory.create(context));
     }
 
-    /** The planner of both routes in streaming mode, for the parts in the context. */
+    /**
+     * The planner of both routes in streaming mode, for the parts in the context. The build source
+     * of a join must report its backlog in a job run from a compiled plan too; the fusion applies
+     * to planned statements only.
+     */
     private static Planner streamPlanner(PlannerFactory.Context context) {
+        BuildSourceBacklogReporting backlogReporting = new BuildSourceBacklogReporting();
         return LateralSnapshotPlanner.wrap(
                 ProcessingStreamPlanners.create(
-                        context, List.of(new LateralSnapshotJoinCalcFusion())));
+                        context, List.of(new LateralSnapshotJoinCalcFusion(), backlogReporting)),
+                List.of(backlogReporting));
     }
 }

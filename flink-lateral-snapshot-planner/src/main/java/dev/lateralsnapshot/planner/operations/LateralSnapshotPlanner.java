@@ -16,6 +16,7 @@ package dev.lateralsnapshot.planner.operations;
 
 import dev.lateralsnapshot.planner.functions.SnapshotProcessTableFunction;
 import dev.lateralsnapshot.planner.internal.CorrelatedFunctionJoins;
+import dev.lateralsnapshot.planner.internal.LoadedPlans;
 import dev.lateralsnapshot.planner.internal.ModifyOperations;
 import dev.lateralsnapshot.planner.internal.TableEnvironmentPlanners;
 
@@ -32,6 +33,7 @@ import org.apache.flink.table.expressions.ResolvedExpression;
 import org.apache.flink.table.operations.ModifyOperation;
 import org.apache.flink.table.operations.Operation;
 import org.apache.flink.table.operations.QueryOperation;
+import org.apache.flink.table.planner.plan.nodes.exec.processor.ExecNodeGraphProcessor;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
 
@@ -59,15 +61,28 @@ public final class LateralSnapshotPlanner implements TableEnvironmentPlanners.Wr
 
     private final Planner flinkPlanner;
 
-    private LateralSnapshotPlanner(Planner flinkPlanner) {
+    private final List<ExecNodeGraphProcessor> planProcessors;
+
+    private LateralSnapshotPlanner(
+            Planner flinkPlanner, List<ExecNodeGraphProcessor> planProcessors) {
         this.flinkPlanner = flinkPlanner;
+        this.planProcessors = List.copyOf(planProcessors);
     }
 
     /** The planner with the rewrite; a planner that has it already is returned as is. */
     public static Planner wrap(Planner planner) {
+        return wrap(planner, List.of());
+    }
+
+    /**
+     * The planner with the rewrite, which also applies the processors to a compiled plan right
+     * before it translates it: Flink applies a planner's processors to the statements it plans, not
+     * to a plan it loads. Each processor must change the graph in place.
+     */
+    public static Planner wrap(Planner planner, List<ExecNodeGraphProcessor> planProcessors) {
         return planner instanceof LateralSnapshotPlanner
                 ? planner
-                : new LateralSnapshotPlanner(planner);
+                : new LateralSnapshotPlanner(planner, planProcessors);
     }
 
     /**
@@ -118,6 +133,7 @@ public final class LateralSnapshotPlanner implements TableEnvironmentPlanners.Wr
 
     @Override
     public List<Transformation<?>> translatePlan(InternalPlan plan) {
+        LoadedPlans.process(plan, flinkPlanner, planProcessors);
         return flinkPlanner.translatePlan(plan);
     }
 

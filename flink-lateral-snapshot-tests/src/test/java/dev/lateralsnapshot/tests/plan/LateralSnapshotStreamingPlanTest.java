@@ -228,6 +228,19 @@ class LateralSnapshotStreamingPlanTest {
                         + " ON o.currency = r.currency");
     }
 
+    /** The option that ends the load phase with the build input's backlog shows in the join. */
+    @Test
+    void explainShowsTheLoadPhaseEndingOnCaughtUp(TableEnvironment env) throws Exception {
+        env.getConfig().set("table.exec.lateral-snapshot.load-completed-on-caught-up", "true");
+        explain(
+                getClass(),
+                "load_completed_on_caught_up",
+                env,
+                "SELECT o.order_id, r.rate FROM orders AS o JOIN LATERAL SNAPSHOT("
+                        + ARGUMENTS
+                        + ") AS r ON o.currency = r.currency");
+    }
+
     /**
      * Both inputs are hashed on the equality keys; the probe-only conjunct goes below the join, the
      * mixed one stays in it.

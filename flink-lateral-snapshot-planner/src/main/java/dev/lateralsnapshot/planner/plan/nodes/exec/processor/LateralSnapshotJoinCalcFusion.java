@@ -24,11 +24,8 @@ import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeGraph;
 import org.apache.flink.table.planner.plan.nodes.exec.processor.ExecNodeGraphProcessor;
 import org.apache.flink.table.planner.plan.nodes.exec.processor.ProcessorContext;
 import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecCalc;
-import org.apache.flink.table.planner.plan.nodes.exec.visitor.AbstractExecNodeExactlyOnceVisitor;
-import org.apache.flink.table.planner.plan.nodes.exec.visitor.ExecNodeVisitor;
 import org.apache.flink.table.types.logical.RowType;
 
-import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -57,25 +54,8 @@ public final class LateralSnapshotJoinCalcFusion implements ExecNodeGraphProcess
 
     @Override
     public ExecNodeGraph process(ExecNodeGraph graph, ProcessorContext context) {
-        List<ExecNode<?>> nodes = new ArrayList<>();
-        ExecNodeVisitor collector =
-                new AbstractExecNodeExactlyOnceVisitor() {
-                    @Override
-                    protected void visitNode(ExecNode<?> node) {
-                        nodes.add(node);
-                        visitInputs(node);
-                    }
-                };
-        graph.getRootNodes().forEach(root -> root.accept(collector));
-
-        Map<ExecNode<?>, Integer> consumers = new IdentityHashMap<>();
-        graph.getRootNodes().forEach(root -> consumers.merge(root, 1, Integer::sum));
-        for (ExecNode<?> node : nodes) {
-            for (ExecEdge edge : node.getInputEdges()) {
-                consumers.merge(edge.getSource(), 1, Integer::sum);
-            }
-        }
-
+        ExecGraphNodes graphNodes = ExecGraphNodes.of(graph);
+        List<ExecNode<?>> nodes = graphNodes.nodes();
         Map<ExecNode<?>, ExecNode<?>> fusedCalcs = new IdentityHashMap<>();
         for (ExecNode<?> node : nodes) {
             if (node instanceof StreamExecCalc && node.getInputEdges().size() == 1) {
@@ -83,7 +63,7 @@ public final class LateralSnapshotJoinCalcFusion implements ExecNodeGraphProcess
                 if (input instanceof StreamExecLateralSnapshotJoin
                         && !ExecNodeCompilation.isCompiled((StreamExecLateralSnapshotJoin) input)
                         && !((StreamExecLateralSnapshotJoin) input).hasFusedCalc()
-                        && consumers.get(input) == 1) {
+                        && graphNodes.hasOneConsumer(input)) {
                     fusedCalcs.put(
                             node,
                             fuse((StreamExecCalc) node, (StreamExecLateralSnapshotJoin) input));

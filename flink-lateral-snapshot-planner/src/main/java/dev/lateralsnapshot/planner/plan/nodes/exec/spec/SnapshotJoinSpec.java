@@ -40,6 +40,7 @@ public final class SnapshotJoinSpec {
     private final long loadCompletedTime;
     @Nullable private final Long loadCompletedIdleTimeoutMs;
     @Nullable private final Long stateTtlMs;
+    private final boolean loadCompletedOnCaughtUp;
     private final BuildSideLayout buildSideLayout;
 
     /**
@@ -51,6 +52,8 @@ public final class SnapshotJoinSpec {
      * @param loadCompletedTime epoch millis
      * @param loadCompletedIdleTimeoutMs millis; null for none (Flink 2.4 reads 0 as a timeout)
      * @param stateTtlMs millis; null to keep build keys forever
+     * @param loadCompletedOnCaughtUp whether the end of the build input's backlog also ends the
+     *     load phase; null in a plan of Flink 2.4, or of a join planned without the option
      * @param buildSideLayout how the operator keeps the build side; null in a plan of Flink 2.4,
      *     which then gets the multiset layout, right for every build input whose updates retract
      *     the old row with an UPDATE_BEFORE
@@ -61,6 +64,7 @@ public final class SnapshotJoinSpec {
             long loadCompletedTime,
             @Nullable Long loadCompletedIdleTimeoutMs,
             @Nullable Long stateTtlMs,
+            @Nullable Boolean loadCompletedOnCaughtUp,
             @Nullable BuildSideLayout buildSideLayout) {
         checkArgument(
                 buildTimeIndex >= 0,
@@ -86,6 +90,7 @@ public final class SnapshotJoinSpec {
         this.loadCompletedTime = loadCompletedTime;
         this.loadCompletedIdleTimeoutMs = loadCompletedIdleTimeoutMs;
         this.stateTtlMs = stateTtlMs;
+        this.loadCompletedOnCaughtUp = Boolean.TRUE.equals(loadCompletedOnCaughtUp);
         this.buildSideLayout = buildSideLayout == null ? BuildSideLayout.MULTISET : buildSideLayout;
     }
 
@@ -96,6 +101,8 @@ public final class SnapshotJoinSpec {
      *     the time of planning
      * @param loadCompletedIdleTimeout millis, 0 for none
      * @param stateTtl millis, 0 to keep build keys forever
+     * @param loadCompletedOnCaughtUp the option {@code
+     *     table.exec.lateral-snapshot.load-completed-on-caught-up} at planning
      */
     public static SnapshotJoinSpec planned(
             int buildTimeIndex,
@@ -103,6 +110,7 @@ public final class SnapshotJoinSpec {
             boolean loadCompletedTimeGiven,
             long loadCompletedIdleTimeout,
             long stateTtl,
+            boolean loadCompletedOnCaughtUp,
             BuildSideLayout buildSideLayout) {
         return new SnapshotJoinSpec(
                 buildTimeIndex,
@@ -112,6 +120,7 @@ public final class SnapshotJoinSpec {
                 loadCompletedTime,
                 loadCompletedIdleTimeout > 0 ? loadCompletedIdleTimeout : null,
                 stateTtl > 0 ? stateTtl : null,
+                loadCompletedOnCaughtUp,
                 buildSideLayout);
     }
 
@@ -149,6 +158,11 @@ public final class SnapshotJoinSpec {
     /** Millis, 0 to keep build keys forever. */
     public long stateTtl() {
         return stateTtlMs == null ? 0 : stateTtlMs;
+    }
+
+    /** Whether the end of the build input's backlog also ends the load phase. */
+    public boolean loadCompletedOnCaughtUp() {
+        return loadCompletedOnCaughtUp;
     }
 
     public BuildSideLayout buildSideLayout() {

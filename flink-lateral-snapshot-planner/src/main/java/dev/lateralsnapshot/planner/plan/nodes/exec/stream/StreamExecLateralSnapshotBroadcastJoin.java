@@ -135,6 +135,8 @@ public class StreamExecLateralSnapshotBroadcastJoin extends StreamExecLateralSna
             @JsonProperty(FIELD_NAME_LOAD_COMPLETED_IDLE_TIMEOUT_MS) @Nullable
                     Long loadCompletedIdleTimeoutMs,
             @JsonProperty(FIELD_NAME_STATE_TTL_MS) @Nullable Long stateTtlMs,
+            @JsonProperty(FIELD_NAME_LOAD_COMPLETED_ON_CAUGHT_UP) @Nullable
+                    Boolean loadCompletedOnCaughtUp,
             @JsonProperty(FIELD_NAME_BUILD_SIDE_LAYOUT) @Nullable BuildSideLayout buildSideLayout,
             @JsonProperty(FIELD_NAME_BUILD_ROWS_WARNING_THRESHOLD) long buildRowsWarningThreshold,
             @JsonProperty(FIELD_NAME_INPUT_PROPERTIES) List<InputProperty> inputProperties,
@@ -151,6 +153,7 @@ public class StreamExecLateralSnapshotBroadcastJoin extends StreamExecLateralSna
                         loadCompletedTime,
                         loadCompletedIdleTimeoutMs,
                         stateTtlMs,
+                        loadCompletedOnCaughtUp,
                         buildSideLayout),
                 buildRowsWarningThreshold,
                 null,
@@ -239,18 +242,6 @@ public class StreamExecLateralSnapshotBroadcastJoin extends StreamExecLateralSna
         RowDataKeySelector buildKeySelector =
                 KeySelectorUtil.getRowDataSelector(
                         classLoader, joinSpec.getRightKeys(), InternalTypeInfo.of(buildType));
-        LateralSnapshotJoinOperator operator =
-                new LateralSnapshotJoinOperator(
-                        operatorParameters(
-                                config,
-                                classLoader,
-                                probeType,
-                                buildType,
-                                new BroadcastDistribution(
-                                        probeKeySelector,
-                                        buildKeySelector,
-                                        buildRowsWarningThreshold)));
-
         Transformation<RowData> probeTransform =
                 (Transformation<RowData>) probeEdge.translateToPlan(planner);
         // The build input reaches the join through no exchange node: Flink 2.3's stream planner has
@@ -259,6 +250,18 @@ public class StreamExecLateralSnapshotBroadcastJoin extends StreamExecLateralSna
                 new PartitionTransformation<>(
                         (Transformation<RowData>) buildEdge.translateToPlan(planner),
                         new BroadcastPartitioner<>());
+        LateralSnapshotJoinOperator operator =
+                new LateralSnapshotJoinOperator(
+                        operatorParameters(
+                                config,
+                                classLoader,
+                                probeType,
+                                buildType,
+                                buildTransform,
+                                new BroadcastDistribution(
+                                        probeKeySelector,
+                                        buildKeySelector,
+                                        buildRowsWarningThreshold)));
         // The probe input keeps its partitioning: at the same parallelism its rows are forwarded,
         // at another the stream graph rebalances them, as between any two operators.
         return ExecNodeUtil.createTwoInputTransformation(

@@ -14,6 +14,7 @@
 
 package dev.lateralsnapshot.planner.plan.nodes.exec.stream;
 
+import dev.lateralsnapshot.planner.connector.source.BacklogReportingSources;
 import dev.lateralsnapshot.planner.internal.ExecNodeCompilation;
 import dev.lateralsnapshot.planner.internal.ExecNodeContexts;
 import dev.lateralsnapshot.planner.plan.nodes.exec.spec.SnapshotJoinSpec;
@@ -77,13 +78,13 @@ import static org.apache.flink.util.Preconditions.checkNotNull;
  * #FIELD_NAME_LOAD_COMPLETED_TIME}, and, only when set, {@value
  * #FIELD_NAME_LOAD_COMPLETED_IDLE_TIMEOUT_MS} and {@value #FIELD_NAME_STATE_TTL_MS}, so that Flink
  * 2.4 can run a plan compiled with this library. What only this library needs has a name of its
- * own, which Flink ignores like any unknown property: {@value #FIELD_NAME_BUILD_SIDE_LAYOUT}. A
- * projection fused into the join is never in a plan (see {@code LateralSnapshotJoinCalcFusion}).
- * Every argument is in the plan with the value it had at planning: a default {@code
- * load_completed_time} (the wall-clock time of planning, {@code compile_time}) does not move when
- * the plan runs later. Flink can read the node from a plan once {@code ExecNodeRegistry} has
- * registered this class, which every activation of the library does ({@code
- * LateralSnapshot.install} and the drop-in jar's planner factory).
+ * own, which Flink ignores like any unknown property: {@value #FIELD_NAME_BUILD_SIDE_LAYOUT}, and,
+ * only when set, {@value #FIELD_NAME_LOAD_COMPLETED_ON_CAUGHT_UP}. A projection fused into the join
+ * is never in a plan (see {@code LateralSnapshotJoinCalcFusion}). Every argument is in the plan
+ * with the value it had at planning: a default {@code load_completed_time} (the wall-clock time of
+ * planning, {@code compile_time}) does not move when the plan runs later. Flink can read the node
+ * from a plan once {@code ExecNodeRegistry} has registered this class, which every activation of
+ * the library does ({@code LateralSnapshot.install} and the drop-in jar's planner factory).
  */
 @ExecNodeMetadata(
         name = StreamExecLateralSnapshotJoin.NAME,
@@ -117,6 +118,10 @@ public class StreamExecLateralSnapshotJoin extends ExecNodeBase<RowData>
 
     /** This library's own: how the operator keeps the build side. */
     public static final String FIELD_NAME_BUILD_SIDE_LAYOUT = "lateralSnapshotBuildSideLayout";
+
+    /** This library's own: whether the end of the build input's backlog ends the load phase. */
+    public static final String FIELD_NAME_LOAD_COMPLETED_ON_CAUGHT_UP =
+            "lateralSnapshotLoadCompletedOnCaughtUp";
 
     @JsonProperty(FIELD_NAME_JOIN_SPEC)
     private final JoinSpec joinSpec;
@@ -161,6 +166,8 @@ public class StreamExecLateralSnapshotJoin extends ExecNodeBase<RowData>
             @JsonProperty(FIELD_NAME_LOAD_COMPLETED_IDLE_TIMEOUT_MS) @Nullable
                     Long loadCompletedIdleTimeoutMs,
             @JsonProperty(FIELD_NAME_STATE_TTL_MS) @Nullable Long stateTtlMs,
+            @JsonProperty(FIELD_NAME_LOAD_COMPLETED_ON_CAUGHT_UP) @Nullable
+                    Boolean loadCompletedOnCaughtUp,
             @JsonProperty(FIELD_NAME_BUILD_SIDE_LAYOUT) @Nullable BuildSideLayout buildSideLayout,
             @JsonProperty(FIELD_NAME_INPUT_PROPERTIES) List<InputProperty> inputProperties,
             @JsonProperty(FIELD_NAME_OUTPUT_TYPE) RowType outputType,
@@ -176,6 +183,7 @@ public class StreamExecLateralSnapshotJoin extends ExecNodeBase<RowData>
                         loadCompletedTime,
                         loadCompletedIdleTimeoutMs,
                         stateTtlMs,
+                        loadCompletedOnCaughtUp,
                         buildSideLayout),
                 null,
                 inputProperties,
@@ -311,15 +319,32 @@ public class StreamExecLateralSnapshotJoin extends ExecNodeBase<RowData>
         return snapshotJoinSpec.stateTtlMs();
     }
 
+    /** Null unless set: a plan of a join planned without the option stays as it was. */
+    @JsonProperty(FIELD_NAME_LOAD_COMPLETED_ON_CAUGHT_UP)
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    @Nullable
+    protected Boolean getLoadCompletedOnCaughtUp() {
+        return snapshotJoinSpec.loadCompletedOnCaughtUp() ? Boolean.TRUE : null;
+    }
+
+    /** Whether the end of the build input's backlog also ends the load phase. */
+    @JsonIgnore
+    public boolean isLoadCompletedOnCaughtUp() {
+        return snapshotJoinSpec.loadCompletedOnCaughtUp();
+    }
+
     /**
      * The operator's parameters for this join over inputs of the given types, with the build side
      * distributed as given.
+     *
+     * @param buildInput the translated build input, whose source may report a backlog
      */
     protected final LateralSnapshotJoinParameters operatorParameters(
             ExecNodeConfig config,
             ClassLoader classLoader,
             RowType probeType,
             RowType buildType,
+            Transformation<?> buildInput,
             BuildSideDistribution distribution) {
         boolean leftOuterJoin = joinSpec.getJoinType() == FlinkJoinType.LEFT;
         int buildTimeIndex = snapshotJoinSpec.buildTimeIndex();
@@ -342,6 +367,8 @@ public class StreamExecLateralSnapshotJoin extends ExecNodeBase<RowData>
                 .loadCompletedTime(snapshotJoinSpec.loadCompletedTime())
                 .loadCompletedIdleTimeout(snapshotJoinSpec.loadCompletedIdleTimeout())
                 .stateTtl(snapshotJoinSpec.stateTtl())
+                .loadCompletedOnCaughtUp(snapshotJoinSpec.loadCompletedOnCaughtUp())
+                .buildBacklogReported(BacklogReportingSources.reportsBacklog(buildInput))
                 .fusedCalc(
                         fusedCalc == null
                                 ? null
@@ -364,15 +391,19 @@ public class StreamExecLateralSnapshotJoin extends ExecNodeBase<RowData>
         RowType probeType = (RowType) probeEdge.getOutputType();
         RowType buildType = (RowType) buildEdge.getOutputType();
         ClassLoader classLoader = planner.getFlinkContext().getClassLoader();
-        LateralSnapshotJoinOperator operator =
-                new LateralSnapshotJoinOperator(
-                        operatorParameters(
-                                config, classLoader, probeType, buildType, new HashDistribution()));
-
         Transformation<RowData> probeTransform =
                 (Transformation<RowData>) probeEdge.translateToPlan(planner);
         Transformation<RowData> buildTransform =
                 (Transformation<RowData>) buildEdge.translateToPlan(planner);
+        LateralSnapshotJoinOperator operator =
+                new LateralSnapshotJoinOperator(
+                        operatorParameters(
+                                config,
+                                classLoader,
+                                probeType,
+                                buildType,
+                                buildTransform,
+                                new HashDistribution()));
         TwoInputTransformation<RowData, RowData, RowData> transform =
                 ExecNodeUtil.createTwoInputTransformation(
                         probeTransform,

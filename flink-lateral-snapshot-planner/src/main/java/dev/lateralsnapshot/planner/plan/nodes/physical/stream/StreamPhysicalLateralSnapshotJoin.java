@@ -63,13 +63,17 @@ import java.util.Set;
  * <p>With the {@link BuildDistribution#BROADCAST broadcast} build distribution EXPLAIN adds {@code
  * distribution=[broadcast]}, the inputs have no exchange, and the node translates to {@link
  * StreamExecLateralSnapshotBroadcastJoin}, which broadcasts the build input; with the default
- * {@code hash} it prints and translates as it always has.
+ * {@code hash} it prints and translates as it always has. With {@code
+ * table.exec.lateral-snapshot.load-completed-on-caught-up} EXPLAIN adds {@code
+ * load_completed_on_caught_up=[true]}.
  */
 public class StreamPhysicalLateralSnapshotJoin extends TemporalJoinDisguise {
 
     private final SnapshotArguments arguments;
 
     private final BuildDistribution buildDistribution;
+
+    private final boolean loadCompletedOnCaughtUp;
 
     public StreamPhysicalLateralSnapshotJoin(
             RelOptCluster cluster,
@@ -79,10 +83,12 @@ public class StreamPhysicalLateralSnapshotJoin extends TemporalJoinDisguise {
             RexNode condition,
             JoinRelType joinType,
             SnapshotArguments arguments,
-            BuildDistribution buildDistribution) {
+            BuildDistribution buildDistribution,
+            boolean loadCompletedOnCaughtUp) {
         super(cluster, traitSet, probe, build, condition, joinType);
         this.arguments = arguments;
         this.buildDistribution = buildDistribution;
+        this.loadCompletedOnCaughtUp = loadCompletedOnCaughtUp;
     }
 
     public SnapshotArguments getArguments() {
@@ -109,7 +115,8 @@ public class StreamPhysicalLateralSnapshotJoin extends TemporalJoinDisguise {
                 condition,
                 joinType,
                 arguments,
-                buildDistribution);
+                buildDistribution,
+                loadCompletedOnCaughtUp);
     }
 
     @Override
@@ -125,7 +132,8 @@ public class StreamPhysicalLateralSnapshotJoin extends TemporalJoinDisguise {
                 .itemIf(
                         "distribution",
                         buildDistribution.value(),
-                        buildDistribution == BuildDistribution.BROADCAST);
+                        buildDistribution == BuildDistribution.BROADCAST)
+                .itemIf("load_completed_on_caught_up", true, loadCompletedOnCaughtUp);
     }
 
     @Override
@@ -138,6 +146,7 @@ public class StreamPhysicalLateralSnapshotJoin extends TemporalJoinDisguise {
                         arguments.isLoadCompletedTimeGiven(),
                         arguments.getLoadCompletedIdleTimeout(),
                         arguments.getStateTtl(),
+                        loadCompletedOnCaughtUp,
                         buildSideLayout(spec));
         if (buildDistribution == BuildDistribution.BROADCAST) {
             return new StreamExecLateralSnapshotBroadcastJoin(

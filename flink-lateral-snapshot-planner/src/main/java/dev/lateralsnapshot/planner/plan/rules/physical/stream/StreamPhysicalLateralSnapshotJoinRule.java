@@ -91,7 +91,9 @@ public class StreamPhysicalLateralSnapshotJoinRule extends ConverterRule {
                 join.getCondition(),
                 join.getJoinType(),
                 join.getArguments(),
-                buildDistribution);
+                buildDistribution,
+                ShortcutUtils.unwrapTableConfig(rel)
+                        .get(LateralSnapshotOptions.LOAD_COMPLETED_ON_CAUGHT_UP));
     }
 
     private static FlinkRelDistribution hashOrSingleton(int[] keys) {
