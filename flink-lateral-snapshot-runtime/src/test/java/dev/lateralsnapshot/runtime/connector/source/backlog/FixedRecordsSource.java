@@ -49,9 +49,11 @@ import java.util.stream.IntStream;
 /**
  * An unbounded source for the tests: each subtask's split holds a fixed number of records, and a
  * reader that has read them has nothing more to read, for good; its availability never completes
- * again. The enumerator finds the splits through {@code callAsync} and assigns them in the handler,
- * as Flink's Kafka source does with partitions, and the readers publish the records left in their
- * splits as the {@code pendingRecords} gauge.
+ * again. The enumerator finds its splits as Flink's Kafka source finds partitions, off the
+ * coordinator thread: a periodic call whose handler, the first time, makes a one-time call whose
+ * handler assigns the splits to the registered readers; a reader that registers later gets its
+ * split when it registers. The readers publish the records left in their splits as the {@code
+ * pendingRecords} gauge.
  */
 final class FixedRecordsSource
         implements Source<Long, FixedRecordsSource.Split, Set<FixedRecordsSource.Split>>,
@@ -62,6 +64,9 @@ final class FixedRecordsSource
     static final SimpleVersionedSerializer<Split> SPLIT_SERIALIZER = new SplitSerializer();
     static final SimpleVersionedSerializer<Set<Split>> CHECKPOINT_SERIALIZER =
             new CheckpointSerializer();
+
+    /** The discovery runs at once and then, finding nothing new, every minute. */
+    private static final long DISCOVERY_INTERVAL_MILLIS = 60_000;
 
     private final long recordsPerSplit;
 
@@ -123,6 +128,7 @@ final class FixedRecordsSource
         private final long recordsPerSplit;
         private final boolean restored;
         private final Map<Integer, Split> unassigned = new HashMap<>();
+        private boolean discovered;
 
         Enumerator(
                 SplitEnumeratorContext<Split> context,
@@ -139,12 +145,26 @@ final class FixedRecordsSource
         @Override
         public void start() {
             if (!restored) {
-                context.callAsync(this::discover, this::discovered);
+                context.callAsync(
+                        context::currentParallelism,
+                        this::parallelismFound,
+                        0,
+                        DISCOVERY_INTERVAL_MILLIS);
             }
         }
 
-        private List<Split> discover() {
-            return IntStream.range(0, context.currentParallelism())
+        private void parallelismFound(Integer parallelism, @Nullable Throwable error) {
+            if (error != null) {
+                throw new FlinkRuntimeException(error);
+            }
+            if (!discovered) {
+                discovered = true;
+                context.callAsync(() -> splits(parallelism), this::splitsFound);
+            }
+        }
+
+        private List<Split> splits(int parallelism) {
+            return IntStream.range(0, parallelism)
                     .mapToObj(
                             subtask ->
                                     new Split(
@@ -154,7 +174,7 @@ final class FixedRecordsSource
                     .toList();
         }
 
-        private void discovered(List<Split> splits, @Nullable Throwable error) {
+        private void splitsFound(List<Split> splits, @Nullable Throwable error) {
             if (error != null) {
                 throw new FlinkRuntimeException(error);
             }
