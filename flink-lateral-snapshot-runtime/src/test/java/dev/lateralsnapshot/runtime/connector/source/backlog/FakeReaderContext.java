@@ -14,8 +14,8 @@
 
 package dev.lateralsnapshot.runtime.connector.source.backlog;
 
+import org.apache.flink.api.connector.source.RichSourceReaderContext;
 import org.apache.flink.api.connector.source.SourceEvent;
-import org.apache.flink.api.connector.source.SourceReaderContext;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.metrics.groups.SourceReaderMetricGroup;
 import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
@@ -25,8 +25,11 @@ import org.apache.flink.util.UserCodeClassLoader;
 import java.util.ArrayList;
 import java.util.List;
 
-/** The context a task gives subtask 0's reader, which keeps the events sent to the enumerator. */
-final class FakeReaderContext implements SourceReaderContext {
+/**
+ * The context a task gives subtask 0's reader, rich as Flink's source operator's is, which keeps
+ * the events sent to the enumerator.
+ */
+final class FakeReaderContext extends RichSourceReaderContext {
 
     /** The events the reader sent to the enumerator, in order. */
     final List<SourceEvent> sentToEnumerator = new ArrayList<>();
