@@ -102,7 +102,7 @@ class CaughtUpBacklogReader<T, SplitT extends SourceSplit> implements SourceRead
 
     @Nullable private CompletableFuture<Void> recheck;
 
-    CaughtUpBacklogReader(
+    private CaughtUpBacklogReader(
             SourceReader<T, SplitT> reader,
             PendingRecordsReaderContext context,
             Clock clock,
