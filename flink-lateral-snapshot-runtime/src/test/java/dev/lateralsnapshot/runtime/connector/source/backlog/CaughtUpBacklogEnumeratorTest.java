@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
 
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -39,6 +39,8 @@ class CaughtUpBacklogEnumeratorTest {
     private static final String COMPLETE = "AssignmentCompleteEvent";
 
     private final FixedRecordsSource source = new FixedRecordsSource(10);
+
+    private ScriptedEnumerator scripted;
 
     @Test
     void reportsABacklogFromItsStartUntilEveryReaderHasCaughtUp() throws Throwable {
@@ -94,18 +96,11 @@ class CaughtUpBacklogEnumeratorTest {
         try (RecordingEnumeratorContext<MockSourceSplit> context =
                 new RecordingEnumeratorContext<>(1)) {
             SplitEnumerator<MockSourceSplit, Set<MockSourceSplit>> enumerator =
-                    CaughtUpBacklogEnumerator.create(
+                    wrappedScripted(
                             context,
                             tracking ->
-                                    new MockSplitEnumerator(0, tracking) {
-                                        @Override
-                                        public void start() {
-                                            tracking.runInCoordinatorThread(
-                                                    () ->
-                                                            tracking.assignSplit(
-                                                                    new MockSourceSplit(7), 0));
-                                        }
-                                    });
+                                    tracking.runInCoordinatorThread(
+                                            () -> tracking.assignSplit(new MockSourceSplit(7), 0)));
             context.register(0);
             enumerator.addReader(0);
             enumerator.start();
@@ -163,25 +158,13 @@ class CaughtUpBacklogEnumeratorTest {
     void leavesTheBacklogToASourceThatReportsItsOwn() throws Exception {
         try (RecordingEnumeratorContext<MockSourceSplit> context =
                 new RecordingEnumeratorContext<>(1)) {
-            AtomicReference<SplitEnumeratorContext<MockSourceSplit>> given =
-                    new AtomicReference<>();
             SplitEnumerator<MockSourceSplit, Set<MockSourceSplit>> enumerator =
-                    CaughtUpBacklogEnumerator.create(
-                            context,
-                            tracking -> {
-                                given.set(tracking);
-                                return new MockSplitEnumerator(0, tracking) {
-                                    @Override
-                                    public void start() {
-                                        tracking.setIsProcessingBacklog(true);
-                                    }
-                                };
-                            });
+                    wrappedScripted(context, tracking -> tracking.setIsProcessingBacklog(true));
             enumerator.start();
             context.register(0);
             enumerator.addReader(0);
             enumerator.handleSourceEvent(0, new ReaderCaughtUpEvent());
-            given.get().setIsProcessingBacklog(false);
+            scripted.context.setIsProcessingBacklog(false);
 
             assertThat(context.backlog).containsExactly(true, true, false);
             assertThat(context.sent).isEmpty();
@@ -192,24 +175,15 @@ class CaughtUpBacklogEnumeratorTest {
     void passesOtherEventsThroughBothWays() throws Exception {
         try (RecordingEnumeratorContext<MockSourceSplit> context =
                 new RecordingEnumeratorContext<>(2)) {
-            AtomicReference<MockSplitEnumerator> created = new AtomicReference<>();
-            AtomicReference<SplitEnumeratorContext<MockSourceSplit>> given =
-                    new AtomicReference<>();
             SplitEnumerator<MockSourceSplit, Set<MockSourceSplit>> enumerator =
-                    CaughtUpBacklogEnumerator.create(
-                            context,
-                            tracking -> {
-                                given.set(tracking);
-                                created.set(new MockSplitEnumerator(0, tracking));
-                                return created.get();
-                            });
+                    wrappedScripted(context, tracking -> {});
             SourceEvent toEnumerator = new SourceEvent() {};
             SourceEvent toReader = new SourceEvent() {};
 
             enumerator.handleSourceEvent(1, toEnumerator);
-            given.get().sendEventToSourceReader(1, toReader);
+            scripted.context.sendEventToSourceReader(1, toReader);
 
-            assertThat(created.get().getHandledSourceEvent()).containsExactly(toEnumerator);
+            assertThat(scripted.getHandledSourceEvent()).containsExactly(toEnumerator);
             assertThat(context.getSentSourceEvent().get(1)).containsExactly(toReader);
         }
     }
@@ -232,9 +206,41 @@ class CaughtUpBacklogEnumeratorTest {
         return CaughtUpBacklog.wrap(source).createEnumerator(context);
     }
 
+    /** The wrapper of a {@link ScriptedEnumerator}, which it keeps in {@link #scripted}. */
+    private SplitEnumerator<MockSourceSplit, Set<MockSourceSplit>> wrappedScripted(
+            RecordingEnumeratorContext<MockSourceSplit> context,
+            Consumer<SplitEnumeratorContext<MockSourceSplit>> onStart)
+            throws Exception {
+        return CaughtUpBacklogEnumerator.create(
+                context, tracking -> scripted = new ScriptedEnumerator(tracking, onStart));
+    }
+
     private static void addReader(
             SplitEnumerator<?, ?> enumerator, RecordingEnumeratorContext<?> context, int subtask) {
         context.register(subtask);
         enumerator.addReader(subtask);
+    }
+
+    /**
+     * Flink's mock enumerator of no splits, which at its start does what the test says with the
+     * context it was created with.
+     */
+    private static final class ScriptedEnumerator extends MockSplitEnumerator {
+
+        final SplitEnumeratorContext<MockSourceSplit> context;
+        private final Consumer<SplitEnumeratorContext<MockSourceSplit>> onStart;
+
+        ScriptedEnumerator(
+                SplitEnumeratorContext<MockSourceSplit> context,
+                Consumer<SplitEnumeratorContext<MockSourceSplit>> onStart) {
+            super(0, context);
+            this.context = context;
+            this.onStart = onStart;
+        }
+
+        @Override
+        public void start() {
+            onStart.accept(context);
+        }
     }
 }
