@@ -23,7 +23,7 @@ public final class JoinMetrics {
 
     // The metrics of docs/lateral-snapshot-join.md, section "Metrics", spelled out rather than
     // taken from the operator: users and dashboards know them by these names, so renaming one in
-    // the operator must fail here. The last three are the extras of this library.
+    // the operator must fail here. The last four are the extras of this library.
 
     public static final String CURRENT_PHASE = "currentPhase";
     public static final String NUM_PROBE_SIDE_RECORDS_BUFFERED = "numProbeSideRecordsBuffered";
@@ -37,6 +37,7 @@ public final class JoinMetrics {
     public static final String NUM_LATE_BUILD_SIDE_RECORDS = "numLateBuildSideRecords";
     public static final String NUM_BUILD_SIDE_CHANGES_APPLIED = "numBuildSideChangesApplied";
     public static final String LOAD_PHASE_DURATION_MS = "loadPhaseDurationMs";
+    public static final String LOAD_COMPLETED_REASON = "loadCompletedReason";
 
     private final Map<Integer, Map<String, Object>> values;
 

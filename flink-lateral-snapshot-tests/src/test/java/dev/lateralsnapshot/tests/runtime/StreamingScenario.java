@@ -172,7 +172,8 @@ final class StreamingScenario implements AutoCloseable {
         return cluster.getExecutionGraph(job.getJobID()).get();
     }
 
-    private static boolean allTasksRunning(AccessExecutionGraph graph) {
+    /** Whether every task of the job runs: its operators are open and their metrics registered. */
+    static boolean allTasksRunning(AccessExecutionGraph graph) {
         // While the job initializes, its graph is a placeholder without vertices.
         if (graph.getAllVertices().isEmpty()) {
             return false;
