@@ -15,7 +15,6 @@
 package dev.lateralsnapshot.e2e;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.BeforeAll;
@@ -40,6 +39,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 import static dev.lateralsnapshot.e2e.KafkaTables.FROM_EARLIEST;
+import static dev.lateralsnapshot.e2e.KafkaTables.enrichedRow;
 import static dev.lateralsnapshot.e2e.KafkaTables.exactlyOnce;
 import static dev.lateralsnapshot.e2e.KafkaTables.insert;
 import static dev.lateralsnapshot.e2e.KafkaTables.insertFrom;
@@ -72,7 +72,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class KafkaJoinIT {
 
     private static final Pattern SQL_CLIENT_JOB_ID = Pattern.compile("Job ID: ([0-9a-f]{32})");
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
 
@@ -621,20 +620,6 @@ class KafkaJoinIT {
         return broker.readCommitted(topic, expected, QUIET, TIMEOUT).stream()
                 .map(record -> enrichedRow(record.value()))
                 .collect(Collectors.toList());
-    }
-
-    private static String enrichedRow(String json) {
-        try {
-            JsonNode row = JSON.readTree(json);
-            return String.join(
-                    ",",
-                    row.path("order_id").asText(),
-                    row.path("customer_id").asText(),
-                    row.path("tier").asText("null"),
-                    row.path("country").asText("null"));
-        } catch (IOException e) {
-            throw new AssertionError("not JSON: " + json, e);
-        }
     }
 
     /** Waits until the join metric has the given value on every subtask. */

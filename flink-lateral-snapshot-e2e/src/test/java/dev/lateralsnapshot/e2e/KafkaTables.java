@@ -14,8 +14,11 @@
 
 package dev.lateralsnapshot.e2e;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.kafka.clients.producer.ProducerRecord;
 
+import java.io.IOException;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
@@ -47,6 +50,8 @@ final class KafkaTables {
 
     static final String ENRICHED_COLUMNS =
             "order_id BIGINT, customer_id INT, tier STRING, country STRING";
+
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     private static final DateTimeFormatter SQL_TIMESTAMP =
             DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSS").withZone(ZoneOffset.UTC);
@@ -216,5 +221,22 @@ final class KafkaTables {
 
     private static String customerKey(int customerId) {
         return "{\"customer_id\":" + customerId + "}";
+    }
+
+    // ---- the enriched orders ----
+
+    /** An enriched order as the sinks write it, as {@code order_id,customer_id,tier,country}. */
+    static String enrichedRow(String json) {
+        try {
+            JsonNode row = JSON.readTree(json);
+            return String.join(
+                    ",",
+                    row.path("order_id").asText(),
+                    row.path("customer_id").asText(),
+                    row.path("tier").asText("null"),
+                    row.path("country").asText("null"));
+        } catch (IOException e) {
+            throw new AssertionError("not JSON: " + json, e);
+        }
     }
 }

@@ -72,6 +72,7 @@ final class LocalKafkaBroker implements AutoCloseable {
     private final String bootstrapServers;
     private final Thread shutdownHook;
     private final KafkaProducer<String, String> producer;
+    private volatile boolean paused;
 
     private LocalKafkaBroker(Path directory, int port, Thread shutdownHook) {
         this.directory = directory;
@@ -246,11 +247,50 @@ final class LocalKafkaBroker implements AutoCloseable {
                 command);
     }
 
+    // ---- a hanging broker ----
+
+    /**
+     * Stops the node's process ({@code kill -STOP}), as a broker that hangs in a long garbage
+     * collection or on a stalled disk: its connections stay open and nothing answers.
+     */
+    void pause() {
+        signal("STOP");
+        paused = true;
+    }
+
+    /** Lets a paused node run again ({@code kill -CONT}). */
+    void resume() {
+        signal("CONT");
+        paused = false;
+    }
+
+    private void signal(String signal) {
+        try {
+            long pid =
+                    Long.parseLong(
+                            Files.readString(directory.resolve("kafka.pid"), StandardCharsets.UTF_8)
+                                    .trim());
+            Process kill = new ProcessBuilder("kill", "-" + signal, String.valueOf(pid)).start();
+            if (!kill.waitFor(CLIENT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+                    || kill.exitValue() != 0) {
+                throw new AssertionError("kill -" + signal + " " + pid + " failed");
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
     // ---- stopping ----
 
     @Override
     public void close() {
         try {
+            if (paused) {
+                resume();
+            }
             producer.close(CLIENT_TIMEOUT);
             script("stop");
         } finally {
