@@ -14,6 +14,8 @@
 
 package dev.lateralsnapshot.runtime.connector.source.backlog;
 
+import dev.lateralsnapshot.runtime.connector.source.backlog.ReaderCaughtUpEvent.Kind;
+
 import org.apache.flink.api.connector.source.SourceEvent;
 import org.apache.flink.api.connector.source.SourceSplit;
 import org.apache.flink.api.connector.source.SplitEnumerator;
@@ -26,8 +28,10 @@ import org.slf4j.LoggerFactory;
 import javax.annotation.Nullable;
 
 import java.io.IOException;
-import java.util.BitSet;
+import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 import static org.apache.flink.util.Preconditions.checkNotNull;
 
@@ -62,8 +66,8 @@ final class CaughtUpBacklogEnumerator<SplitT extends SourceSplit, CheckpointT>
     private final DiscoveryTrackingContext<SplitT> tracking;
     private final SplitEnumeratorContext<SplitT> context;
 
-    /** The subtasks that have caught up since they last registered. */
-    private final BitSet caughtUp = new BitSet();
+    /** How each subtask caught up, for those that have since they last registered. */
+    private final Map<Integer, Kind> caughtUp = new HashMap<>();
 
     private boolean assignmentComplete;
     private boolean backlogEnded;
@@ -113,7 +117,7 @@ final class CaughtUpBacklogEnumerator<SplitT extends SourceSplit, CheckpointT>
     public void addReader(int subtaskId) {
         // A subtask registers again after it failed; its new reader starts from a checkpoint and
         // says again when it has caught up.
-        caughtUp.clear(subtaskId);
+        caughtUp.remove(subtaskId);
         enumerator.addReader(subtaskId);
         if (assignmentComplete && !tracking.reportsOwnBacklog()) {
             tellAssignmentComplete(subtaskId);
@@ -127,28 +131,35 @@ final class CaughtUpBacklogEnumerator<SplitT extends SourceSplit, CheckpointT>
 
     @Override
     public void handleSourceEvent(int subtaskId, SourceEvent sourceEvent) {
-        if (sourceEvent instanceof ReaderCaughtUpEvent) {
-            readerCaughtUp(subtaskId);
+        if (sourceEvent instanceof ReaderCaughtUpEvent event) {
+            readerCaughtUp(subtaskId, event.kind());
         } else {
             enumerator.handleSourceEvent(subtaskId, sourceEvent);
         }
     }
 
-    private void readerCaughtUp(int subtaskId) {
+    private void readerCaughtUp(int subtaskId, Kind kind) {
         if (backlogEnded || tracking.reportsOwnBacklog()) {
             return;
         }
-        caughtUp.set(subtaskId);
+        caughtUp.put(subtaskId, kind);
         int parallelism = context.currentParallelism();
-        if (caughtUp.nextClearBit(0) >= parallelism) {
-            backlogEnded = true;
-            context.setIsProcessingBacklog(false);
-            LOG.info(
-                    "The source reports the end of its backlog: its {} readers caught up {} ms"
-                            + " after it started.",
-                    parallelism,
-                    SystemClock.getInstance().relativeTimeMillis() - backlogSince);
+        Map<Kind, Integer> kinds = new EnumMap<>(Kind.class);
+        for (int subtask = 0; subtask < parallelism; subtask++) {
+            Kind caughtUpBy = caughtUp.get(subtask);
+            if (caughtUpBy == null) {
+                return;
+            }
+            kinds.merge(caughtUpBy, 1, Integer::sum);
         }
+        backlogEnded = true;
+        context.setIsProcessingBacklog(false);
+        LOG.info(
+                "The source reports the end of its backlog: its {} readers caught up {} ms after it"
+                        + " started; readers by how they caught up: {}.",
+                parallelism,
+                SystemClock.getInstance().relativeTimeMillis() - backlogSince,
+                kinds);
     }
 
     // ---- the wrapped enumerator's, unchanged ----

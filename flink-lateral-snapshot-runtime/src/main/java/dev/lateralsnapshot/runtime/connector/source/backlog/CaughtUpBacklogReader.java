@@ -14,6 +14,8 @@
 
 package dev.lateralsnapshot.runtime.connector.source.backlog;
 
+import dev.lateralsnapshot.runtime.connector.source.backlog.ReaderCaughtUpEvent.Kind;
+
 import org.apache.flink.api.connector.source.ExternallyInducedSourceReader;
 import org.apache.flink.api.connector.source.ReaderOutput;
 import org.apache.flink.api.connector.source.SourceEvent;
@@ -136,7 +138,7 @@ class CaughtUpBacklogReader<T, SplitT extends SourceSplit> implements SourceRead
             switch (status) {
                 case MORE_AVAILABLE -> idleSince = NEVER;
                 case NOTHING_AVAILABLE -> check();
-                case END_OF_INPUT -> report("it has ended");
+                case END_OF_INPUT -> report(Kind.END_OF_INPUT, "it has ended");
             }
         }
         return status;
@@ -181,45 +183,38 @@ class CaughtUpBacklogReader<T, SplitT extends SourceSplit> implements SourceRead
         if (!assignmentComplete) {
             return;
         }
-        String reason = caughtUpReason(now);
-        if (reason != null) {
-            report(reason);
-        }
-    }
-
-    /** Why the reader has caught up, or null while it has not. */
-    @Nullable
-    private String caughtUpReason(long now) {
         if (!hasSplits) {
-            return "it has no split";
+            report(Kind.NO_SPLIT, "it has no split");
+            return;
         }
         Gauge<Long> gauge = context.pendingRecords();
         if (gauge == null) {
-            return now - idleSince >= GRACE_PERIOD.toMillis()
-                    ? "its source has set no pendingRecords gauge and it has had nothing to read"
-                            + " for "
-                            + GRACE_PERIOD
-                    : null;
+            if (now - idleSince >= GRACE_PERIOD.toMillis()) {
+                report(
+                        Kind.GRACE_PERIOD,
+                        "its source has set no pendingRecords gauge and it has had nothing to read"
+                                + " for "
+                                + GRACE_PERIOD);
+            }
+            return;
         }
         Long pending = gauge.getValue();
         if (pending == null || pending != 0) {
             zeroSince = NEVER;
-            return null;
-        }
-        if (zeroSince == NEVER) {
+        } else if (zeroSince == NEVER) {
             zeroSince = now;
-            return null;
+        } else if (now - zeroSince >= RECHECK_INTERVAL.toMillis()) {
+            report(
+                    Kind.PENDING_RECORDS_ZERO,
+                    "its pendingRecords gauge has read 0 for " + (now - zeroSince) + " ms");
         }
-        return now - zeroSince >= RECHECK_INTERVAL.toMillis()
-                ? "its pendingRecords gauge has read 0 for " + (now - zeroSince) + " ms"
-                : null;
     }
 
-    private void report(String reason) {
+    private void report(Kind kind, String reason) {
         caughtUp = true;
         LOG.info(
                 "Subtask {} of the source has caught up: {}.", context.getIndexOfSubtask(), reason);
-        context.sendSourceEventToCoordinator(new ReaderCaughtUpEvent());
+        context.sendSourceEventToCoordinator(new ReaderCaughtUpEvent(kind));
     }
 
     // ---- the wrapped reader's, unchanged ----

@@ -16,16 +16,41 @@ package dev.lateralsnapshot.runtime.connector.source.backlog;
 
 import org.apache.flink.api.connector.source.SourceEvent;
 
+import static org.apache.flink.util.Preconditions.checkNotNull;
+
 /**
- * From a reader to the enumerator, once per reader: it has read what its source had when it caught
- * up. The subtask is the one the event comes from.
+ * From a reader to the enumerator: how it has caught up with what its source had. The subtask is
+ * the one the event comes from. It only travels between the running enumerator and its readers,
+ * never into a checkpoint.
  */
 final class ReaderCaughtUpEvent implements SourceEvent {
 
     private static final long serialVersionUID = 1L;
 
+    /** How the reader caught up. */
+    enum Kind {
+        /** Its assignment was complete and it had no split. */
+        NO_SPLIT,
+        /** The source's {@code pendingRecords} gauge read 0 for a re-check interval. */
+        PENDING_RECORDS_ZERO,
+        /** Its source ended. */
+        END_OF_INPUT,
+        /** Its source set no gauge and it had nothing to read for the grace period. */
+        GRACE_PERIOD
+    }
+
+    private final Kind kind;
+
+    ReaderCaughtUpEvent(Kind kind) {
+        this.kind = checkNotNull(kind);
+    }
+
+    Kind kind() {
+        return kind;
+    }
+
     @Override
     public String toString() {
-        return "ReaderCaughtUpEvent";
+        return "ReaderCaughtUpEvent(" + kind + ")";
     }
 }

@@ -28,6 +28,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.function.Consumer;
 
+import static dev.lateralsnapshot.runtime.connector.source.backlog.ReaderCaughtUpEvent.Kind.PENDING_RECORDS_ZERO;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -48,11 +49,11 @@ class CaughtUpBacklogEnumeratorTest {
             SplitEnumerator<Split, Set<Split>> enumerator = started(context);
             assertThat(context.backlog).containsExactly(true);
 
-            enumerator.handleSourceEvent(1, new ReaderCaughtUpEvent());
+            enumerator.handleSourceEvent(1, new ReaderCaughtUpEvent(PENDING_RECORDS_ZERO));
             assertThat(context.backlog).containsExactly(true);
 
-            enumerator.handleSourceEvent(0, new ReaderCaughtUpEvent());
-            enumerator.handleSourceEvent(0, new ReaderCaughtUpEvent());
+            enumerator.handleSourceEvent(0, new ReaderCaughtUpEvent(PENDING_RECORDS_ZERO));
+            enumerator.handleSourceEvent(0, new ReaderCaughtUpEvent(PENDING_RECORDS_ZERO));
             assertThat(context.backlog).containsExactly(true, false);
         }
     }
@@ -115,15 +116,15 @@ class CaughtUpBacklogEnumeratorTest {
     void aSubtaskThatRegistersAgainMustCatchUpAgain() throws Throwable {
         try (RecordingEnumeratorContext<Split> context = new RecordingEnumeratorContext<>(2)) {
             SplitEnumerator<Split, Set<Split>> enumerator = started(context);
-            enumerator.handleSourceEvent(0, new ReaderCaughtUpEvent());
+            enumerator.handleSourceEvent(0, new ReaderCaughtUpEvent(PENDING_RECORDS_ZERO));
 
             context.unregisterReader(0);
             enumerator.addSplitsBack(List.of(new Split(0, 0, 10)), 0);
             addReader(enumerator, context, 0);
-            enumerator.handleSourceEvent(1, new ReaderCaughtUpEvent());
+            enumerator.handleSourceEvent(1, new ReaderCaughtUpEvent(PENDING_RECORDS_ZERO));
             assertThat(context.backlog).containsExactly(true);
 
-            enumerator.handleSourceEvent(0, new ReaderCaughtUpEvent());
+            enumerator.handleSourceEvent(0, new ReaderCaughtUpEvent(PENDING_RECORDS_ZERO));
             assertThat(context.backlog).containsExactly(true, false);
         }
     }
@@ -133,8 +134,8 @@ class CaughtUpBacklogEnumeratorTest {
         Set<Split> checkpoint;
         try (RecordingEnumeratorContext<Split> context = new RecordingEnumeratorContext<>(2)) {
             SplitEnumerator<Split, Set<Split>> enumerator = started(context);
-            enumerator.handleSourceEvent(0, new ReaderCaughtUpEvent());
-            enumerator.handleSourceEvent(1, new ReaderCaughtUpEvent());
+            enumerator.handleSourceEvent(0, new ReaderCaughtUpEvent(PENDING_RECORDS_ZERO));
+            enumerator.handleSourceEvent(1, new ReaderCaughtUpEvent(PENDING_RECORDS_ZERO));
             assertThat(context.backlog).containsExactly(true, false);
             checkpoint = enumerator.snapshotState(1);
         }
@@ -148,8 +149,8 @@ class CaughtUpBacklogEnumeratorTest {
             assertThat(context.backlog).containsExactly(true);
             assertThat(context.sent).containsExactly(COMPLETE + " to 0", COMPLETE + " to 1");
 
-            enumerator.handleSourceEvent(0, new ReaderCaughtUpEvent());
-            enumerator.handleSourceEvent(1, new ReaderCaughtUpEvent());
+            enumerator.handleSourceEvent(0, new ReaderCaughtUpEvent(PENDING_RECORDS_ZERO));
+            enumerator.handleSourceEvent(1, new ReaderCaughtUpEvent(PENDING_RECORDS_ZERO));
             assertThat(context.backlog).containsExactly(true, false);
         }
     }
@@ -163,7 +164,7 @@ class CaughtUpBacklogEnumeratorTest {
             enumerator.start();
             context.register(0);
             enumerator.addReader(0);
-            enumerator.handleSourceEvent(0, new ReaderCaughtUpEvent());
+            enumerator.handleSourceEvent(0, new ReaderCaughtUpEvent(PENDING_RECORDS_ZERO));
             scripted.context.setIsProcessingBacklog(false);
 
             assertThat(context.backlog).containsExactly(true, true, false);

@@ -14,6 +14,8 @@
 
 package dev.lateralsnapshot.runtime.connector.source.backlog;
 
+import dev.lateralsnapshot.runtime.connector.source.backlog.ReaderCaughtUpEvent.Kind;
+
 import org.apache.flink.api.connector.source.ExternallyInducedSourceReader;
 import org.apache.flink.api.connector.source.SourceEvent;
 import org.apache.flink.api.connector.source.mocks.MockSourceSplit;
@@ -57,13 +59,13 @@ class CaughtUpBacklogReaderTest {
         poll(InputStatus.NOTHING_AVAILABLE);
         clock.advanceTime(RECHECK_INTERVAL.minusMillis(1));
         poll(InputStatus.NOTHING_AVAILABLE);
-        assertThat(caughtUpEvents()).isZero();
+        assertThat(reports()).isEmpty();
 
         clock.advanceTime(Duration.ofMillis(1));
         poll(InputStatus.NOTHING_AVAILABLE);
         clock.advanceTime(RECHECK_INTERVAL);
         poll(InputStatus.NOTHING_AVAILABLE);
-        assertThat(caughtUpEvents()).isOne();
+        assertThat(reports()).containsExactly(Kind.PENDING_RECORDS_ZERO);
     }
 
     @Test
@@ -80,11 +82,11 @@ class CaughtUpBacklogReaderTest {
         poll(InputStatus.NOTHING_AVAILABLE);
         clock.advanceTime(RECHECK_INTERVAL.minusMillis(1));
         poll(InputStatus.NOTHING_AVAILABLE);
-        assertThat(caughtUpEvents()).isZero();
+        assertThat(reports()).isEmpty();
 
         clock.advanceTime(Duration.ofMillis(1));
         poll(InputStatus.NOTHING_AVAILABLE);
-        assertThat(caughtUpEvents()).isOne();
+        assertThat(reports()).containsExactly(Kind.PENDING_RECORDS_ZERO);
     }
 
     @Test
@@ -95,7 +97,7 @@ class CaughtUpBacklogReaderTest {
             poll(InputStatus.MORE_AVAILABLE);
             clock.advanceTime(RECHECK_INTERVAL);
         }
-        assertThat(caughtUpEvents()).isZero();
+        assertThat(reports()).isEmpty();
     }
 
     @Test
@@ -104,11 +106,11 @@ class CaughtUpBacklogReaderTest {
         poll(InputStatus.NOTHING_AVAILABLE);
         clock.advanceTime(GRACE_PERIOD);
         poll(InputStatus.NOTHING_AVAILABLE);
-        assertThat(caughtUpEvents()).isZero();
+        assertThat(reports()).isEmpty();
 
         reader.handleSourceEvents(new AssignmentCompleteEvent());
         poll(InputStatus.NOTHING_AVAILABLE);
-        assertThat(caughtUpEvents()).isOne();
+        assertThat(reports()).containsExactly(Kind.NO_SPLIT);
         assertThat(scripted.events).isEmpty();
     }
 
@@ -116,7 +118,7 @@ class CaughtUpBacklogReaderTest {
     void aReaderWithoutSplitHasCaughtUpOnceItsAssignmentIsComplete() throws Exception {
         assignmentComplete();
         poll(InputStatus.NOTHING_AVAILABLE);
-        assertThat(caughtUpEvents()).isOne();
+        assertThat(reports()).containsExactly(Kind.NO_SPLIT);
     }
 
     @Test
@@ -128,11 +130,11 @@ class CaughtUpBacklogReaderTest {
         poll(InputStatus.NOTHING_AVAILABLE);
         clock.advanceTime(GRACE_PERIOD.minusMillis(1));
         poll(InputStatus.NOTHING_AVAILABLE);
-        assertThat(caughtUpEvents()).isZero();
+        assertThat(reports()).isEmpty();
 
         clock.advanceTime(Duration.ofMillis(1));
         poll(InputStatus.NOTHING_AVAILABLE);
-        assertThat(caughtUpEvents()).isOne();
+        assertThat(reports()).containsExactly(Kind.GRACE_PERIOD);
     }
 
     @Test
@@ -144,7 +146,7 @@ class CaughtUpBacklogReaderTest {
         poll(InputStatus.NOTHING_AVAILABLE);
         clock.advanceTime(GRACE_PERIOD.minusMillis(1));
         poll(InputStatus.NOTHING_AVAILABLE);
-        assertThat(caughtUpEvents()).isZero();
+        assertThat(reports()).isEmpty();
     }
 
     @Test
@@ -152,7 +154,7 @@ class CaughtUpBacklogReaderTest {
         reader.addSplits(List.of(new MockSourceSplit(0)));
         scripted.pendingRecords(4);
         poll(InputStatus.END_OF_INPUT);
-        assertThat(caughtUpEvents()).isOne();
+        assertThat(reports()).containsExactly(Kind.END_OF_INPUT);
     }
 
     @Test
@@ -234,8 +236,12 @@ class CaughtUpBacklogReaderTest {
         assertThat(reader.pollNext(null)).isEqualTo(status);
     }
 
-    private long caughtUpEvents() {
-        return task.sentToEnumerator.stream().filter(ReaderCaughtUpEvent.class::isInstance).count();
+    /** How the reader said it has caught up, in the order it said so. */
+    private List<Kind> reports() {
+        return task.sentToEnumerator.stream()
+                .filter(ReaderCaughtUpEvent.class::isInstance)
+                .map(event -> ((ReaderCaughtUpEvent) event).kind())
+                .toList();
     }
 
     /** A scripted reader that would trigger checkpoint 42. */
