@@ -43,10 +43,15 @@ import static org.apache.flink.util.Preconditions.checkNotNull;
  * <p>On every start, of a new enumerator or of one restored from a checkpoint, it reports a
  * backlog, then starts the wrapped enumerator. Once the wrapped enumerator's initial discovery has
  * gone quiet ({@link DiscoveryTrackingContext}), it tells every registered reader, and every reader
- * that registers later, that its assignment is complete; each reader then says once when it has
- * caught up ({@link CaughtUpBacklogReader}). When every subtask of the current parallelism has said
- * so, it reports the end of the backlog, once. Flink does not checkpoint the backlog, so a restore
- * starts over: backlog, then its end once the readers have caught up again.
+ * that registers later, that its assignment is complete; each reader then says how it has caught up
+ * ({@link CaughtUpBacklogReader}). When every subtask of the current parallelism has caught up, it
+ * reports the end of the backlog, once, and tells the readers that may still be watching. A subtask
+ * whose latest report is {@code IDLE_WITHOUT_GAUGE} counts only once a subtask has caught up by its
+ * {@code pendingRecords} gauge: that shows that the source publishes the gauge and that the system
+ * behind it answers, so a reader that has had nothing to read and no gauge is taken to have read
+ * empty splits. Without such a subtask, the readers without a gauge count when they report the
+ * grace period. Flink does not checkpoint the backlog, so a restore starts over: backlog, then its
+ * end once the readers have caught up again.
  *
  * <p>When the wrapped enumerator reports a backlog of its own, its reports go through and this one
  * reports nothing more.
@@ -66,7 +71,7 @@ final class CaughtUpBacklogEnumerator<SplitT extends SourceSplit, CheckpointT>
     private final DiscoveryTrackingContext<SplitT> tracking;
     private final SplitEnumeratorContext<SplitT> context;
 
-    /** How each subtask caught up, for those that have since they last registered. */
+    /** The latest report of each subtask that has reported since it last registered. */
     private final Map<Integer, Kind> caughtUp = new HashMap<>();
 
     private boolean assignmentComplete;
@@ -115,11 +120,16 @@ final class CaughtUpBacklogEnumerator<SplitT extends SourceSplit, CheckpointT>
 
     @Override
     public void addReader(int subtaskId) {
-        // A subtask registers again after it failed; its new reader starts from a checkpoint and
-        // says again when it has caught up.
+        // A subtask registers again after it failed; its new reader starts from a checkpoint and,
+        // until the backlog has ended, says again how it has caught up.
         caughtUp.remove(subtaskId);
         enumerator.addReader(subtaskId);
-        if (assignmentComplete && !tracking.reportsOwnBacklog()) {
+        if (tracking.reportsOwnBacklog()) {
+            return;
+        }
+        if (backlogEnded) {
+            tellBacklogEnded(subtaskId);
+        } else if (assignmentComplete) {
             tellAssignmentComplete(subtaskId);
         }
     }
@@ -132,26 +142,36 @@ final class CaughtUpBacklogEnumerator<SplitT extends SourceSplit, CheckpointT>
     @Override
     public void handleSourceEvent(int subtaskId, SourceEvent sourceEvent) {
         if (sourceEvent instanceof ReaderCaughtUpEvent event) {
-            readerCaughtUp(subtaskId, event.kind());
+            readerReported(subtaskId, event.kind());
         } else {
             enumerator.handleSourceEvent(subtaskId, sourceEvent);
         }
     }
 
-    private void readerCaughtUp(int subtaskId, Kind kind) {
+    private void readerReported(int subtaskId, Kind kind) {
         if (backlogEnded || tracking.reportsOwnBacklog()) {
             return;
         }
+        if (kind == Kind.READING_AGAIN) {
+            caughtUp.remove(subtaskId);
+            return;
+        }
         caughtUp.put(subtaskId, kind);
+        boolean oneCaughtUpByGauge = caughtUp.containsValue(Kind.PENDING_RECORDS_ZERO);
         int parallelism = context.currentParallelism();
         Map<Kind, Integer> kinds = new EnumMap<>(Kind.class);
         for (int subtask = 0; subtask < parallelism; subtask++) {
             Kind caughtUpBy = caughtUp.get(subtask);
-            if (caughtUpBy == null) {
+            if (caughtUpBy == null
+                    || (caughtUpBy == Kind.IDLE_WITHOUT_GAUGE && !oneCaughtUpByGauge)) {
                 return;
             }
             kinds.merge(caughtUpBy, 1, Integer::sum);
         }
+        endBacklog(parallelism, kinds);
+    }
+
+    private void endBacklog(int parallelism, Map<Kind, Integer> kinds) {
         backlogEnded = true;
         context.setIsProcessingBacklog(false);
         LOG.info(
@@ -160,6 +180,17 @@ final class CaughtUpBacklogEnumerator<SplitT extends SourceSplit, CheckpointT>
                 parallelism,
                 SystemClock.getInstance().relativeTimeMillis() - backlogSince,
                 kinds);
+        caughtUp.forEach(
+                (subtask, caughtUpBy) -> {
+                    if (caughtUpBy == Kind.IDLE_WITHOUT_GAUGE) {
+                        tellBacklogEnded(subtask);
+                    }
+                });
+    }
+
+    /** Stops a reader that may still be watching; the others have stopped on their own. */
+    private void tellBacklogEnded(int subtaskId) {
+        context.sendEventToSourceReader(subtaskId, new BacklogEndedEvent());
     }
 
     // ---- the wrapped enumerator's, unchanged ----

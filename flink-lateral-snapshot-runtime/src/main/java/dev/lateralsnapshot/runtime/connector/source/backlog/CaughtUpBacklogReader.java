@@ -40,17 +40,27 @@ import java.util.concurrent.TimeUnit;
 import static org.apache.flink.util.Preconditions.checkNotNull;
 
 /**
- * A reader of the wrapped source that tells the enumerator, once, that it has caught up. Its
- * splits, its state and its records are the wrapped reader's; it only watches.
+ * A reader of the wrapped source that tells the enumerator how it has caught up ({@link
+ * ReaderCaughtUpEvent}). Its splits, its state and its records are the wrapped reader's; it only
+ * watches.
  *
  * <p>It has caught up when the enumerator has said that its assignment is complete, the wrapped
  * reader has just had nothing to read (its queue is drained), and one of these holds: it has no
  * split; the source's {@code pendingRecords} gauge has read 0 at every check for at least {@link
  * #RECHECK_INTERVAL}; or the source has never set that gauge and the reader has had nothing to read
  * for {@link #GRACE_PERIOD}. A reader that ends has caught up too, or its subtask would never say
- * so. Until it has caught up, {@link #isAvailable()} also completes every {@link
- * #RECHECK_INTERVAL}, so that a reader with nothing to read checks again; a source's lag can drop
- * to 0 without a record to wake its reader.
+ * so. Each of these reports is final.
+ *
+ * <p>A reader without a gauge that has had nothing to read for {@link #RECHECK_INTERVAL} reports
+ * that too ({@code IDLE_WITHOUT_GAUGE}), which the enumerator counts once another reader has caught
+ * up by its gauge; that report is not final. The reader keeps watching until the enumerator says
+ * that the backlog has ended: when it reads records or gets new splits, it takes its report back,
+ * and reports again by the same rules once it has nothing to read, by a gauge the source has set
+ * meanwhile if there is one; after {@link #GRACE_PERIOD} it reports that, for good.
+ *
+ * <p>Until its report is final or the backlog has ended, {@link #isAvailable()} also completes
+ * every {@link #RECHECK_INTERVAL}, so that a reader with nothing to read checks again; a source's
+ * lag can drop to 0 without a record to wake its reader.
  */
 class CaughtUpBacklogReader<T, SplitT extends SourceSplit> implements SourceReader<T, SplitT> {
 
@@ -62,14 +72,16 @@ class CaughtUpBacklogReader<T, SplitT extends SourceSplit> implements SourceRead
      * first fetch that returns records, so a reader of empty partitions, or of partitions read from
      * the latest offset, never sets it. Before the first fetch of a partition that has records the
      * consumer finds the partition's leader and its start offset, which can take seconds; the
-     * period is well above that, and it is how late such a reader ends the backlog.
+     * period is well above that, and it is how late such a reader ends the backlog when no other
+     * reader of the source has caught up by its gauge.
      */
     static final Duration GRACE_PERIOD = Duration.ofSeconds(30);
 
     /**
-     * How often a reader that has not caught up checks again while it has nothing to read, and how
-     * long the gauge must read 0. A fetcher records its lag before it hands the fetched records to
-     * the reader's queue, so a 0 read once may still be followed by a batch; half a second is far
+     * How often a reader that has not caught up checks again while it has nothing to read, how long
+     * the gauge must read 0, and how long a reader without a gauge must have had nothing to read
+     * before it says so. A fetcher records its lag before it hands the fetched records to the
+     * reader's queue, so a 0 read once may still be followed by a batch; half a second is far
      * longer than that hand-over, and delays the end of the backlog by about a second at most.
      */
     static final Duration RECHECK_INTERVAL = Duration.ofMillis(500);
@@ -94,7 +106,12 @@ class CaughtUpBacklogReader<T, SplitT extends SourceSplit> implements SourceRead
 
     private boolean hasSplits;
     private boolean assignmentComplete;
-    private boolean caughtUp;
+
+    /** Whether its latest report is an IDLE_WITHOUT_GAUGE that it has not taken back. */
+    private boolean idleReported;
+
+    /** Whether it has stopped watching: its report is final, or the backlog has ended. */
+    private boolean done;
 
     /** Since when the reader has had nothing to read, in the clock's millis; NEVER while it has. */
     private long idleSince = NEVER;
@@ -134,9 +151,9 @@ class CaughtUpBacklogReader<T, SplitT extends SourceSplit> implements SourceRead
     @Override
     public InputStatus pollNext(ReaderOutput<T> output) throws Exception {
         InputStatus status = reader.pollNext(output);
-        if (!caughtUp) {
+        if (!done) {
             switch (status) {
-                case MORE_AVAILABLE -> idleSince = NEVER;
+                case MORE_AVAILABLE -> reading();
                 case NOTHING_AVAILABLE -> check();
                 case END_OF_INPUT -> report(Kind.END_OF_INPUT, "it has ended");
             }
@@ -147,7 +164,7 @@ class CaughtUpBacklogReader<T, SplitT extends SourceSplit> implements SourceRead
     @Override
     public CompletableFuture<Void> isAvailable() {
         CompletableFuture<Void> available = reader.isAvailable();
-        if (caughtUp || available.isDone()) {
+        if (done || available.isDone()) {
             return available;
         }
         if (recheck == null || recheck.isDone()) {
@@ -160,8 +177,8 @@ class CaughtUpBacklogReader<T, SplitT extends SourceSplit> implements SourceRead
     public void addSplits(List<SplitT> splits) {
         if (!splits.isEmpty()) {
             hasSplits = true;
-            idleSince = NEVER;
             zeroSince = NEVER;
+            reading();
         }
         reader.addSplits(splits);
     }
@@ -170,6 +187,8 @@ class CaughtUpBacklogReader<T, SplitT extends SourceSplit> implements SourceRead
     public void handleSourceEvents(SourceEvent sourceEvent) {
         if (sourceEvent instanceof AssignmentCompleteEvent) {
             assignmentComplete = true;
+        } else if (sourceEvent instanceof BacklogEndedEvent) {
+            done = true;
         } else {
             reader.handleSourceEvents(sourceEvent);
         }
@@ -189,12 +208,20 @@ class CaughtUpBacklogReader<T, SplitT extends SourceSplit> implements SourceRead
         }
         Gauge<Long> gauge = context.pendingRecords();
         if (gauge == null) {
-            if (now - idleSince >= GRACE_PERIOD.toMillis()) {
+            long idle = now - idleSince;
+            if (idle >= GRACE_PERIOD.toMillis()) {
                 report(
                         Kind.GRACE_PERIOD,
                         "its source has set no pendingRecords gauge and it has had nothing to read"
                                 + " for "
                                 + GRACE_PERIOD);
+            } else if (idle >= RECHECK_INTERVAL.toMillis() && !idleReported) {
+                report(
+                        Kind.IDLE_WITHOUT_GAUGE,
+                        "its source has set no pendingRecords gauge and it has had nothing to read"
+                                + " for "
+                                + idle
+                                + " ms");
             }
             return;
         }
@@ -211,10 +238,37 @@ class CaughtUpBacklogReader<T, SplitT extends SourceSplit> implements SourceRead
     }
 
     private void report(Kind kind, String reason) {
-        caughtUp = true;
-        LOG.info(
-                "Subtask {} of the source has caught up: {}.", context.getIndexOfSubtask(), reason);
+        idleReported = kind == Kind.IDLE_WITHOUT_GAUGE;
+        done = !idleReported;
+        if (done) {
+            LOG.info(
+                    "Subtask {} of the source has caught up: {}.",
+                    context.getIndexOfSubtask(),
+                    reason);
+        } else {
+            // Debug only: a source without the gauge whose records trickle in reports and takes
+            // back after every pause until the backlog ends.
+            LOG.debug(
+                    "Subtask {} of the source may have caught up: {}.",
+                    context.getIndexOfSubtask(),
+                    reason);
+        }
         context.sendSourceEventToCoordinator(new ReaderCaughtUpEvent(kind));
+    }
+
+    /**
+     * The reader has records or new splits: it has not caught up, whatever it said without a gauge.
+     */
+    private void reading() {
+        idleSince = NEVER;
+        if (!done && idleReported) {
+            idleReported = false;
+            LOG.debug(
+                    "Subtask {} of the source reads again and takes back that it may have caught"
+                            + " up.",
+                    context.getIndexOfSubtask());
+            context.sendSourceEventToCoordinator(new ReaderCaughtUpEvent(Kind.READING_AGAIN));
+        }
     }
 
     // ---- the wrapped reader's, unchanged ----

@@ -19,15 +19,15 @@ import org.apache.flink.api.connector.source.SourceEvent;
 import static org.apache.flink.util.Preconditions.checkNotNull;
 
 /**
- * From a reader to the enumerator: how it has caught up with what its source had. The subtask is
- * the one the event comes from. It only travels between the running enumerator and its readers,
- * never into a checkpoint.
+ * From a reader to the enumerator: how it has caught up with what its source had, or that it takes
+ * back an {@link Kind#IDLE_WITHOUT_GAUGE}. The subtask is the one the event comes from. It only
+ * travels between the running enumerator and its readers, never into a checkpoint.
  */
 final class ReaderCaughtUpEvent implements SourceEvent {
 
     private static final long serialVersionUID = 1L;
 
-    /** How the reader caught up. */
+    /** How the reader caught up; all but the last two are final. */
     enum Kind {
         /** Its assignment was complete and it had no split. */
         NO_SPLIT,
@@ -36,7 +36,14 @@ final class ReaderCaughtUpEvent implements SourceEvent {
         /** Its source ended. */
         END_OF_INPUT,
         /** Its source set no gauge and it had nothing to read for the grace period. */
-        GRACE_PERIOD
+        GRACE_PERIOD,
+        /**
+         * Its source set no gauge and it had nothing to read for a re-check interval; the
+         * enumerator counts it once another reader has caught up by {@link #PENDING_RECORDS_ZERO}.
+         */
+        IDLE_WITHOUT_GAUGE,
+        /** Not caught up after all: after an {@link #IDLE_WITHOUT_GAUGE}, it reads again. */
+        READING_AGAIN
     }
 
     private final Kind kind;

@@ -30,12 +30,23 @@
  *       it made through the context has run its handler once), the enumerator sends each registered
  *       reader, and each reader that registers later, an {@code AssignmentCompleteEvent}, after the
  *       splits the source's enumerator sent it.
- *   <li>A reader that has that event and whose source has just had nothing to read has caught up
- *       when it has no split, when the source's {@code pendingRecords} gauge has read 0 for a
- *       re-check interval, or, when the source never set the gauge, after a grace period without
- *       anything to read; it then sends one {@code ReaderCaughtUpEvent}. Until then the reader also
- *       wakes up every re-check interval to look again.
- *   <li>When every subtask has caught up, the enumerator reports the end of the backlog, once.
+ *   <li>A reader that has that event and whose source has just had nothing to read tells the
+ *       enumerator how it has caught up, in a {@code ReaderCaughtUpEvent}: {@code NO_SPLIT} when it
+ *       has no split, {@code PENDING_RECORDS_ZERO} when the source's {@code pendingRecords} gauge
+ *       has read 0 for a re-check interval, {@code END_OF_INPUT} when its source has ended, and,
+ *       when its source has set no gauge, {@code IDLE_WITHOUT_GAUGE} after a re-check interval
+ *       without anything to read and {@code GRACE_PERIOD} after a grace period without anything to
+ *       read. All but {@code IDLE_WITHOUT_GAUGE} are final. After that one the reader keeps
+ *       watching: when it reads records or gets new splits, it takes its report back ({@code
+ *       READING_AGAIN}) and later reports again by the same rules, by a gauge the source has set
+ *       meanwhile if there is one. Until its report is final the reader also wakes up every
+ *       re-check interval to look again.
+ *   <li>When every subtask has caught up, the enumerator reports the end of the backlog, once. A
+ *       subtask whose latest report is {@code IDLE_WITHOUT_GAUGE} counts only once a subtask of the
+ *       source has caught up by {@code PENDING_RECORDS_ZERO}; until then it counts when it reports
+ *       {@code GRACE_PERIOD}. The enumerator then tells the readers still watching, and every
+ *       reader that registers later, that the backlog has ended ({@code BacklogEndedEvent}); they
+ *       stop watching. A subtask that registers again before the end must catch up again.
  * </ol>
  *
  * <p>Every other source event goes through unchanged, both ways. The wrapper keeps no state: the
@@ -48,5 +59,22 @@
  * <p>It is a heuristic. Kafka's gauge sums the lag of the partitions that have returned records;
  * one that has not yet answered is missing from the sum. A row that arrives after its reader has
  * caught up reaches the join after the load phase, as a change of the build side.
+ *
+ * <p>Flink's Kafka source sets the gauge only after a fetch that returned records, so a reader
+ * whose partitions have nothing to read has none. To its reader, a partition that has never
+ * answered is indistinguishable from an empty one: both give nothing to read and no gauge. The
+ * wrapper cannot tell them apart; it goes by the reader's siblings. Once one reader of the source
+ * has caught up by its gauge, the source publishes the gauge and its system has answered, and the
+ * wrapper takes a reader without a gauge that has had nothing to read for a re-check interval to
+ * have read empty partitions. That assumes that the system answers the first fetches of all the
+ * readers of a source within about the time one reader takes to read its partitions and see its
+ * gauge at 0 for a re-check interval. A partition whose leader answers later than that (a broker
+ * that is slow or down while the others answer) has its rows reach the join after the load phase,
+ * as changes.
+ *
+ * <p>When no reader has caught up by its gauge, an empty topic, a source without the gauge, and a
+ * system unreachable from the start all look alike; the readers without a gauge then count only
+ * after the grace period. Those cases wait for it, so that a system that has not answered yet does
+ * not end the load phase without its rows.
  */
 package dev.lateralsnapshot.runtime.connector.source.backlog;
