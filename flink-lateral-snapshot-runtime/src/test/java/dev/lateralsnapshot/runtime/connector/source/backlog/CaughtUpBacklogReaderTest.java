@@ -136,7 +136,80 @@ class CaughtUpBacklogReaderTest {
         poll(InputStatus.NOTHING_AVAILABLE);
         poll(InputStatus.MORE_AVAILABLE);
         reader.addSplits(List.of(new MockSourceSplit(1)));
-        assertThat(reports()).endsWith(Kind.GRACE_PERIOD);
+        assertThat(reports()).containsExactly(Kind.IDLE_WITHOUT_GAUGE, Kind.GRACE_PERIOD);
+    }
+
+    @Test
+    void aReaderWithoutGaugeSaysSoAfterARecheckIntervalWithNothingToRead() throws Exception {
+        assignmentComplete(new MockSourceSplit(0));
+        poll(InputStatus.NOTHING_AVAILABLE);
+        clock.advanceTime(RECHECK_INTERVAL.minusMillis(1));
+        poll(InputStatus.NOTHING_AVAILABLE);
+        assertThat(reports()).isEmpty();
+
+        clock.advanceTime(Duration.ofMillis(1));
+        poll(InputStatus.NOTHING_AVAILABLE);
+        clock.advanceTime(RECHECK_INTERVAL);
+        poll(InputStatus.NOTHING_AVAILABLE);
+        assertThat(reports()).containsExactly(Kind.IDLE_WITHOUT_GAUGE);
+        assertThat(reader.isAvailable()).isNotSameAs(scripted.available);
+    }
+
+    @Test
+    void aReaderWithoutGaugeTakesItBackWhenItReadsAgainAndThenSaysItAgain() throws Exception {
+        idleWithoutGauge();
+        poll(InputStatus.MORE_AVAILABLE);
+        poll(InputStatus.MORE_AVAILABLE);
+        assertThat(reports()).containsExactly(Kind.IDLE_WITHOUT_GAUGE, Kind.READING_AGAIN);
+
+        poll(InputStatus.NOTHING_AVAILABLE);
+        clock.advanceTime(RECHECK_INTERVAL);
+        poll(InputStatus.NOTHING_AVAILABLE);
+        assertThat(reports())
+                .containsExactly(
+                        Kind.IDLE_WITHOUT_GAUGE, Kind.READING_AGAIN, Kind.IDLE_WITHOUT_GAUGE);
+    }
+
+    @Test
+    void aReaderWithoutGaugeTakesItBackWhenItGetsNewSplits() throws Exception {
+        idleWithoutGauge();
+        reader.addSplits(List.of(new MockSourceSplit(1)));
+        assertThat(reports()).containsExactly(Kind.IDLE_WITHOUT_GAUGE, Kind.READING_AGAIN);
+
+        poll(InputStatus.NOTHING_AVAILABLE);
+        clock.advanceTime(RECHECK_INTERVAL.minusMillis(1));
+        poll(InputStatus.NOTHING_AVAILABLE);
+        assertThat(reports()).hasSize(2);
+    }
+
+    @Test
+    void aGaugeSetAfterAReaderSaidItHadNoneDecides() throws Exception {
+        idleWithoutGauge();
+        poll(InputStatus.MORE_AVAILABLE);
+        scripted.pendingRecords(0);
+        poll(InputStatus.NOTHING_AVAILABLE);
+        clock.advanceTime(RECHECK_INTERVAL);
+        poll(InputStatus.NOTHING_AVAILABLE);
+
+        assertThat(reports())
+                .containsExactly(
+                        Kind.IDLE_WITHOUT_GAUGE, Kind.READING_AGAIN, Kind.PENDING_RECORDS_ZERO);
+        assertThat(reader.isAvailable()).isSameAs(scripted.available);
+    }
+
+    @Test
+    void aReaderWithoutGaugeStopsWatchingOnceTheBacklogHasEnded() throws Exception {
+        idleWithoutGauge();
+        reader.handleSourceEvents(new BacklogEndedEvent());
+        poll(InputStatus.MORE_AVAILABLE);
+        reader.addSplits(List.of(new MockSourceSplit(1)));
+        poll(InputStatus.NOTHING_AVAILABLE);
+        clock.advanceTime(GRACE_PERIOD);
+        poll(InputStatus.NOTHING_AVAILABLE);
+
+        assertThat(reports()).containsExactly(Kind.IDLE_WITHOUT_GAUGE);
+        assertThat(reader.isAvailable()).isSameAs(scripted.available);
+        assertThat(scripted.events).isEmpty();
     }
 
     @Test
@@ -230,6 +303,15 @@ class CaughtUpBacklogReaderTest {
     private void assignmentComplete(MockSourceSplit... splits) {
         reader.addSplits(List.of(splits));
         reader.handleSourceEvents(new AssignmentCompleteEvent());
+    }
+
+    /** A reader with a split and no gauge, which has said so after a re-check interval. */
+    private void idleWithoutGauge() throws Exception {
+        assignmentComplete(new MockSourceSplit(0));
+        poll(InputStatus.NOTHING_AVAILABLE);
+        clock.advanceTime(RECHECK_INTERVAL);
+        poll(InputStatus.NOTHING_AVAILABLE);
+        assertThat(reports()).containsExactly(Kind.IDLE_WITHOUT_GAUGE);
     }
 
     private void poll(InputStatus status) throws Exception {
