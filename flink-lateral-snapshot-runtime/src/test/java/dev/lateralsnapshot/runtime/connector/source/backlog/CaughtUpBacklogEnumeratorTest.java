@@ -28,7 +28,11 @@ import java.util.List;
 import java.util.Set;
 import java.util.function.Consumer;
 
+import static dev.lateralsnapshot.runtime.connector.source.backlog.ReaderCaughtUpEvent.Kind.GRACE_PERIOD;
+import static dev.lateralsnapshot.runtime.connector.source.backlog.ReaderCaughtUpEvent.Kind.IDLE_WITHOUT_GAUGE;
+import static dev.lateralsnapshot.runtime.connector.source.backlog.ReaderCaughtUpEvent.Kind.NO_SPLIT;
 import static dev.lateralsnapshot.runtime.connector.source.backlog.ReaderCaughtUpEvent.Kind.PENDING_RECORDS_ZERO;
+import static dev.lateralsnapshot.runtime.connector.source.backlog.ReaderCaughtUpEvent.Kind.READING_AGAIN;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -38,6 +42,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class CaughtUpBacklogEnumeratorTest {
 
     private static final String COMPLETE = "AssignmentCompleteEvent";
+    private static final String ENDED = "BacklogEndedEvent";
 
     private final FixedRecordsSource source = new FixedRecordsSource(10);
 
@@ -55,6 +60,77 @@ class CaughtUpBacklogEnumeratorTest {
             enumerator.handleSourceEvent(0, new ReaderCaughtUpEvent(PENDING_RECORDS_ZERO));
             enumerator.handleSourceEvent(0, new ReaderCaughtUpEvent(PENDING_RECORDS_ZERO));
             assertThat(context.backlog).containsExactly(true, false);
+        }
+    }
+
+    @Test
+    void aReaderIdleWithoutGaugeHasCaughtUpOnceAnotherHasByItsGauge() throws Throwable {
+        try (RecordingEnumeratorContext<Split> context = new RecordingEnumeratorContext<>(2)) {
+            SplitEnumerator<Split, Set<Split>> enumerator = started(context);
+            enumerator.handleSourceEvent(0, new ReaderCaughtUpEvent(PENDING_RECORDS_ZERO));
+            enumerator.handleSourceEvent(1, new ReaderCaughtUpEvent(IDLE_WITHOUT_GAUGE));
+
+            assertThat(context.backlog).containsExactly(true, false);
+            assertThat(context.sent).endsWith(COMPLETE + " to 1", ENDED + " to 1");
+        }
+    }
+
+    @Test
+    void theOrderOfTheReportsDoesNotMatter() throws Throwable {
+        try (RecordingEnumeratorContext<Split> context = new RecordingEnumeratorContext<>(2)) {
+            SplitEnumerator<Split, Set<Split>> enumerator = started(context);
+            enumerator.handleSourceEvent(1, new ReaderCaughtUpEvent(IDLE_WITHOUT_GAUGE));
+            assertThat(context.backlog).containsExactly(true);
+
+            enumerator.handleSourceEvent(0, new ReaderCaughtUpEvent(PENDING_RECORDS_ZERO));
+            assertThat(context.backlog).containsExactly(true, false);
+            assertThat(context.sent).endsWith(COMPLETE + " to 1", ENDED + " to 1");
+        }
+    }
+
+    @Test
+    void readersIdleWithoutGaugeWaitForTheGracePeriodWhenNoReaderHasAGauge() throws Throwable {
+        try (RecordingEnumeratorContext<Split> context = new RecordingEnumeratorContext<>(2)) {
+            SplitEnumerator<Split, Set<Split>> enumerator = started(context);
+            enumerator.handleSourceEvent(0, new ReaderCaughtUpEvent(IDLE_WITHOUT_GAUGE));
+            enumerator.handleSourceEvent(1, new ReaderCaughtUpEvent(IDLE_WITHOUT_GAUGE));
+            enumerator.handleSourceEvent(0, new ReaderCaughtUpEvent(GRACE_PERIOD));
+            assertThat(context.backlog).containsExactly(true);
+
+            enumerator.handleSourceEvent(1, new ReaderCaughtUpEvent(GRACE_PERIOD));
+            assertThat(context.backlog).containsExactly(true, false);
+            assertThat(context.sent).doesNotContain(ENDED + " to 0", ENDED + " to 1");
+        }
+    }
+
+    @Test
+    void aReaderThatReadsAgainBeforeTheEndKeepsTheBacklog() throws Throwable {
+        try (RecordingEnumeratorContext<Split> context = new RecordingEnumeratorContext<>(2)) {
+            SplitEnumerator<Split, Set<Split>> enumerator = started(context);
+            enumerator.handleSourceEvent(1, new ReaderCaughtUpEvent(IDLE_WITHOUT_GAUGE));
+            enumerator.handleSourceEvent(1, new ReaderCaughtUpEvent(READING_AGAIN));
+            enumerator.handleSourceEvent(0, new ReaderCaughtUpEvent(PENDING_RECORDS_ZERO));
+            assertThat(context.backlog).containsExactly(true);
+
+            enumerator.handleSourceEvent(1, new ReaderCaughtUpEvent(IDLE_WITHOUT_GAUGE));
+            assertThat(context.backlog).containsExactly(true, false);
+        }
+    }
+
+    @Test
+    void aReaderThatRegistersAfterTheEndIsToldThatTheBacklogHasEnded() throws Throwable {
+        try (RecordingEnumeratorContext<Split> context = new RecordingEnumeratorContext<>(2)) {
+            SplitEnumerator<Split, Set<Split>> enumerator = started(context);
+            enumerator.handleSourceEvent(0, new ReaderCaughtUpEvent(PENDING_RECORDS_ZERO));
+            enumerator.handleSourceEvent(1, new ReaderCaughtUpEvent(NO_SPLIT));
+
+            context.unregisterReader(0);
+            enumerator.addSplitsBack(List.of(new Split(0, 0, 10)), 0);
+            addReader(enumerator, context, 0);
+            enumerator.handleSourceEvent(0, new ReaderCaughtUpEvent(IDLE_WITHOUT_GAUGE));
+
+            assertThat(context.backlog).containsExactly(true, false);
+            assertThat(context.sent).endsWith(COMPLETE + " to 1", "split-0 to 0", ENDED + " to 0");
         }
     }
 
