@@ -41,7 +41,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The wrapper on a MiniCluster: a source at parallelism 2 that serves a fixed number of records and
  * then nothing reports a backlog, and its end once both readers have read everything; an operator
  * behind it that takes both subtasks' channels sees the backlog start and end once each, and the
- * end after the last record.
+ * end after the last record. When one reader's split is empty and it never gets a gauge, as a Kafka
+ * reader of an empty partition, the end still comes about a second after the last record, not after
+ * the grace period.
  */
 class CaughtUpBacklogITCase {
 
@@ -53,15 +55,49 @@ class CaughtUpBacklogITCase {
 
     private static final int CHECKS = 300;
 
+    /** A third of the grace period, in checks: far more than the second the end is due in. */
+    private static final int CHECKS_WELL_BEFORE_THE_GRACE_PERIOD =
+            (int) (CaughtUpBacklogReader.GRACE_PERIOD.toMillis() / 3 / CHECK_INTERVAL_MILLIS);
+
     /** What the recording operator saw, in order: "record", or "backlog=" and the flag. */
     private static final Queue<String> SEEN = new ConcurrentLinkedQueue<>();
 
     @Test
     void theBacklogEndsAfterTheLastRecord() throws Exception {
+        List<String> seen = run(new FixedRecordsSource(RECORDS_PER_SPLIT), CHECKS);
+
+        assertThat(seen.stream().filter(element -> element.startsWith("backlog")))
+                .containsExactly("backlog=true", "backlog=false");
+        assertThat(seen.subList(0, seen.indexOf("backlog=false")))
+                .filteredOn("record"::equals)
+                .hasSize((int) (PARALLELISM * RECORDS_PER_SPLIT));
+    }
+
+    @Test
+    void aReaderOfAnEmptySplitWithoutGaugeEndsTheBacklogWellBeforeTheGracePeriod()
+            throws Exception {
+        List<String> seen =
+                run(
+                        FixedRecordsSource.withLastSplitEmpty(RECORDS_PER_SPLIT),
+                        CHECKS_WELL_BEFORE_THE_GRACE_PERIOD);
+
+        assertThat(seen.stream().filter(element -> element.startsWith("backlog")))
+                .containsExactly("backlog=true", "backlog=false");
+        assertThat(seen.subList(0, seen.indexOf("backlog=false")))
+                .filteredOn("record"::equals)
+                .hasSize((int) RECORDS_PER_SPLIT);
+    }
+
+    /**
+     * What the recording operator saw of the wrapped source until the end of its backlog, which
+     * must come within the checks after the first record.
+     */
+    private static List<String> run(FixedRecordsSource source, int checksAfterFirstRecord)
+            throws Exception {
         SEEN.clear();
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.fromSource(
-                        CaughtUpBacklog.wrap(new FixedRecordsSource(RECORDS_PER_SPLIT)),
+                        CaughtUpBacklog.wrap(source),
                         WatermarkStrategy.noWatermarks(),
                         "fixed-records")
                 .setParallelism(PARALLELISM)
@@ -72,17 +108,15 @@ class CaughtUpBacklogITCase {
         try (MiniCluster cluster = new MiniCluster(clusterConfiguration())) {
             cluster.start();
             JobID job = cluster.submitJob(env.getStreamGraph().getJobGraph()).get().getJobID();
-            waitUntilCondition(() -> SEEN.contains("backlog=false"), CHECK_INTERVAL_MILLIS, CHECKS);
+            waitUntilCondition(() -> SEEN.contains("record"), CHECK_INTERVAL_MILLIS, CHECKS);
+            waitUntilCondition(
+                    () -> SEEN.contains("backlog=false"),
+                    CHECK_INTERVAL_MILLIS,
+                    checksAfterFirstRecord);
             cluster.cancelJob(job).get();
             cluster.requestJobResult(job).get();
         }
-
-        List<String> seen = List.copyOf(SEEN);
-        assertThat(seen.stream().filter(element -> element.startsWith("backlog")))
-                .containsExactly("backlog=true", "backlog=false");
-        assertThat(seen.subList(0, seen.indexOf("backlog=false")))
-                .filteredOn("record"::equals)
-                .hasSize((int) (PARALLELISM * RECORDS_PER_SPLIT));
+        return List.copyOf(SEEN);
     }
 
     private static MiniClusterConfiguration clusterConfiguration() {

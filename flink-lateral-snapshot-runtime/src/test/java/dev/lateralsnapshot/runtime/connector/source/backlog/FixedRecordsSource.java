@@ -47,13 +47,14 @@ import java.util.concurrent.CompletableFuture;
 import java.util.stream.IntStream;
 
 /**
- * An unbounded source for the tests: each subtask's split holds a fixed number of records, and a
- * reader that has read them has nothing more to read, for good; its availability never completes
- * again. The enumerator finds its splits as Flink's Kafka source finds partitions, off the
- * coordinator thread: a periodic call whose handler, the first time, makes a one-time call whose
- * handler assigns the splits to the registered readers; a reader that registers later gets its
- * split when it registers. The readers publish the records left in their splits as the {@code
- * pendingRecords} gauge.
+ * An unbounded source for the tests: each subtask's split holds a fixed number of records (the last
+ * one none, if so made), and a reader that has read them has nothing more to read, for good; its
+ * availability never completes again. The enumerator finds its splits as Flink's Kafka source finds
+ * partitions, off the coordinator thread: a periodic call whose handler, the first time, makes a
+ * one-time call whose handler assigns the splits to the registered readers; a reader that registers
+ * later gets its split when it registers. The readers publish the records left in their splits as
+ * the {@code pendingRecords} gauge from their first record on, as Flink's Kafka source sets it only
+ * after a fetch that returned records; the reader of an empty split never sets it.
  */
 final class FixedRecordsSource
         implements Source<Long, FixedRecordsSource.Split, Set<FixedRecordsSource.Split>>,
@@ -69,9 +70,20 @@ final class FixedRecordsSource
     private static final long DISCOVERY_INTERVAL_MILLIS = 60_000;
 
     private final long recordsPerSplit;
+    private final boolean lastSplitEmpty;
 
     FixedRecordsSource(long recordsPerSplit) {
+        this(recordsPerSplit, false);
+    }
+
+    private FixedRecordsSource(long recordsPerSplit, boolean lastSplitEmpty) {
         this.recordsPerSplit = recordsPerSplit;
+        this.lastSplitEmpty = lastSplitEmpty;
+    }
+
+    /** The source whose last subtask's split has no records, as an empty partition has none. */
+    static FixedRecordsSource withLastSplitEmpty(long recordsPerSplit) {
+        return new FixedRecordsSource(recordsPerSplit, true);
     }
 
     /** The records {@code [next, end)} of a subtask. */
@@ -95,13 +107,13 @@ final class FixedRecordsSource
     @Override
     public SplitEnumerator<Split, Set<Split>> createEnumerator(
             SplitEnumeratorContext<Split> context) {
-        return new Enumerator(context, recordsPerSplit, null);
+        return new Enumerator(context, recordsPerSplit, lastSplitEmpty, null);
     }
 
     @Override
     public SplitEnumerator<Split, Set<Split>> restoreEnumerator(
             SplitEnumeratorContext<Split> context, Set<Split> unassigned) {
-        return new Enumerator(context, recordsPerSplit, unassigned);
+        return new Enumerator(context, recordsPerSplit, lastSplitEmpty, unassigned);
     }
 
     @Override
@@ -126,6 +138,7 @@ final class FixedRecordsSource
 
         private final SplitEnumeratorContext<Split> context;
         private final long recordsPerSplit;
+        private final boolean lastSplitEmpty;
         private final boolean restored;
         private final Map<Integer, Split> unassigned = new HashMap<>();
         private boolean discovered;
@@ -133,9 +146,11 @@ final class FixedRecordsSource
         Enumerator(
                 SplitEnumeratorContext<Split> context,
                 long recordsPerSplit,
+                boolean lastSplitEmpty,
                 @Nullable Set<Split> restoredUnassigned) {
             this.context = context;
             this.recordsPerSplit = recordsPerSplit;
+            this.lastSplitEmpty = lastSplitEmpty;
             this.restored = restoredUnassigned != null;
             if (restoredUnassigned != null) {
                 restoredUnassigned.forEach(split -> unassigned.put(split.subtask(), split));
@@ -166,11 +181,12 @@ final class FixedRecordsSource
         private List<Split> splits(int parallelism) {
             return IntStream.range(0, parallelism)
                     .mapToObj(
-                            subtask ->
-                                    new Split(
-                                            subtask,
-                                            subtask * recordsPerSplit,
-                                            (subtask + 1) * recordsPerSplit))
+                            subtask -> {
+                                long start = subtask * recordsPerSplit;
+                                boolean empty = lastSplitEmpty && subtask == parallelism - 1;
+                                return new Split(
+                                        subtask, start, empty ? start : start + recordsPerSplit);
+                            })
                     .toList();
         }
 
@@ -213,22 +229,21 @@ final class FixedRecordsSource
 
     // ---- reader ----
 
-    /** Emits one record per poll; its gauge is the records left in its splits. */
+    /** Emits one record per poll; its gauge, once it has emitted one, is the records left. */
     private static final class Reader implements SourceReader<Long, Split> {
 
         private final SourceReaderContext context;
         private final ArrayDeque<Split> splits = new ArrayDeque<>();
         private CompletableFuture<Void> splitsAdded = new CompletableFuture<>();
         private volatile long pending;
+        private boolean gaugeSet;
 
         Reader(SourceReaderContext context) {
             this.context = context;
         }
 
         @Override
-        public void start() {
-            context.metricGroup().setPendingRecordsGauge(() -> pending);
-        }
+        public void start() {}
 
         @Override
         public InputStatus pollNext(ReaderOutput<Long> output) {
@@ -242,6 +257,10 @@ final class FixedRecordsSource
             output.collect(split.next());
             splits.addFirst(new Split(split.subtask(), split.next() + 1, split.end()));
             pending--;
+            if (!gaugeSet) {
+                gaugeSet = true;
+                context.metricGroup().setPendingRecordsGauge(() -> pending);
+            }
             return InputStatus.MORE_AVAILABLE;
         }
 
