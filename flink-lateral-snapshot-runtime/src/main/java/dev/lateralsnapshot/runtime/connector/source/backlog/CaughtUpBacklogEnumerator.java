@@ -36,25 +36,29 @@ import java.util.Map;
 import static org.apache.flink.util.Preconditions.checkNotNull;
 
 /**
- * The enumerator of the wrapped source, which reports a backlog from its start until every reader
- * has caught up. Its state is the wrapped enumerator's, unchanged, and so is everything it does for
- * the source.
+ * The enumerator of the wrapped source, which reports a backlog from the moment its source
+ * publishes the {@code pendingRecords} gauge until every reader has caught up. Its state is the
+ * wrapped enumerator's, unchanged, and so is everything it does for the source.
  *
- * <p>On every start, of a new enumerator or of one restored from a checkpoint, it reports a
- * backlog, then starts the wrapped enumerator. Once the wrapped enumerator's initial discovery has
- * gone quiet ({@link DiscoveryTrackingContext}), it tells every registered reader, and every reader
- * that registers later, that its assignment is complete; each reader then says how it has caught up
- * ({@link CaughtUpBacklogReader}). When every subtask of the current parallelism has caught up, it
+ * <p>On every start, of a new enumerator or of one restored from a checkpoint, it starts the
+ * wrapped enumerator. Once the wrapped enumerator's initial discovery has gone quiet ({@link
+ * DiscoveryTrackingContext}), it tells every registered reader, and every reader that registers
+ * later, that its assignment is complete; each reader then says how it has caught up ({@link
+ * CaughtUpBacklogReader}). The first reader that finds the gauge set says so, and the enumerator
+ * reports a backlog. When every subtask of the current parallelism has caught up after that, it
  * reports the end of the backlog, once, and tells the readers that may still be watching. A subtask
- * whose latest report is {@code IDLE_WITHOUT_GAUGE} counts only once a subtask has caught up by its
- * {@code pendingRecords} gauge: that shows that the source publishes the gauge and that the system
- * behind it answers, so a reader that has had nothing to read and no gauge is taken to have read
- * empty splits. Without such a subtask, the readers without a gauge count when they report the
- * grace period. Flink does not checkpoint the backlog, so a restore starts over: backlog, then its
- * end once the readers have caught up again.
+ * whose latest report is {@code IDLE_WITHOUT_GAUGE} counts as caught up: the gauge in another
+ * reader shows that the source publishes it and that the system behind it answers, so a reader that
+ * has had nothing to read and no gauge is taken to have read empty splits.
+ *
+ * <p>A source that never sets the gauge (one without it, an empty Kafka topic, a topic read from
+ * its latest offset) reports no backlog, and its end does not end the join's load phase: the join's
+ * other conditions do. The enumerator says so in the log once every reader has had nothing to read
+ * without a gauge. Flink does not checkpoint the backlog, so a restore starts over: a backlog once
+ * a restored reader has read records, then its end once the readers have caught up again.
  *
  * <p>When the wrapped enumerator reports a backlog of its own, its reports go through and this one
- * reports nothing more.
+ * reports nothing.
  */
 final class CaughtUpBacklogEnumerator<SplitT extends SourceSplit, CheckpointT>
         implements SplitEnumerator<SplitT, CheckpointT> {
@@ -75,8 +79,10 @@ final class CaughtUpBacklogEnumerator<SplitT extends SourceSplit, CheckpointT>
     private final Map<Integer, Kind> caughtUp = new HashMap<>();
 
     private boolean assignmentComplete;
+    private boolean backlogStarted;
     private boolean backlogEnded;
-    private long backlogSince;
+    private boolean noGaugeLogged;
+    private long startedAt;
 
     private CaughtUpBacklogEnumerator(
             SplitEnumerator<SplitT, CheckpointT> enumerator,
@@ -100,13 +106,7 @@ final class CaughtUpBacklogEnumerator<SplitT extends SourceSplit, CheckpointT>
 
     @Override
     public void start() {
-        if (!tracking.reportsOwnBacklog()) {
-            backlogSince = SystemClock.getInstance().relativeTimeMillis();
-            context.setIsProcessingBacklog(true);
-            LOG.info(
-                    "The source reports a backlog until its {} readers have caught up.",
-                    context.currentParallelism());
-        }
+        startedAt = SystemClock.getInstance().relativeTimeMillis();
         enumerator.start();
         tracking.started();
     }
@@ -143,9 +143,24 @@ final class CaughtUpBacklogEnumerator<SplitT extends SourceSplit, CheckpointT>
     public void handleSourceEvent(int subtaskId, SourceEvent sourceEvent) {
         if (sourceEvent instanceof ReaderCaughtUpEvent event) {
             readerReported(subtaskId, event.kind());
+        } else if (sourceEvent instanceof PendingRecordsPublishedEvent) {
+            startBacklog(subtaskId);
         } else {
             enumerator.handleSourceEvent(subtaskId, sourceEvent);
         }
+    }
+
+    private void startBacklog(int subtaskId) {
+        if (backlogStarted || tracking.reportsOwnBacklog()) {
+            return;
+        }
+        backlogStarted = true;
+        context.setIsProcessingBacklog(true);
+        LOG.info(
+                "Subtask {} of the source publishes the pendingRecords gauge: the source reports a"
+                        + " backlog until its {} readers have caught up.",
+                subtaskId,
+                context.currentParallelism());
     }
 
     private void readerReported(int subtaskId, Kind kind) {
@@ -157,18 +172,32 @@ final class CaughtUpBacklogEnumerator<SplitT extends SourceSplit, CheckpointT>
             return;
         }
         caughtUp.put(subtaskId, kind);
-        boolean oneCaughtUpByGauge = caughtUp.containsValue(Kind.PENDING_RECORDS_ZERO);
         int parallelism = context.currentParallelism();
         Map<Kind, Integer> kinds = new EnumMap<>(Kind.class);
         for (int subtask = 0; subtask < parallelism; subtask++) {
             Kind caughtUpBy = caughtUp.get(subtask);
-            if (caughtUpBy == null
-                    || (caughtUpBy == Kind.IDLE_WITHOUT_GAUGE && !oneCaughtUpByGauge)) {
+            if (caughtUpBy == null) {
                 return;
             }
             kinds.merge(caughtUpBy, 1, Integer::sum);
         }
-        endBacklog(parallelism, kinds);
+        if (backlogStarted) {
+            endBacklog(parallelism, kinds);
+        } else if (!noGaugeLogged) {
+            noGaugeLogged = true;
+            // Info, not a warning: a Kafka reader's first fetch can take longer than a re-check
+            // interval, and the backlog then starts right after this line.
+            LOG.info(
+                    "None of the source's {} readers has anything to read, and the source has set"
+                            + " no pendingRecords gauge in any of them (readers by how they stand:"
+                            + " {}): it reports no backlog until a reader reads records and finds"
+                            + " the gauge set, and the end of a backlog does not end the load phase"
+                            + " of the LATERAL SNAPSHOT join it feeds. An empty topic, or one read"
+                            + " from its latest offset, has no records to read; the join's other"
+                            + " conditions end its load phase.",
+                    parallelism,
+                    kinds);
+        }
     }
 
     private void endBacklog(int parallelism, Map<Kind, Integer> kinds) {
@@ -178,7 +207,7 @@ final class CaughtUpBacklogEnumerator<SplitT extends SourceSplit, CheckpointT>
                 "The source reports the end of its backlog: its {} readers caught up {} ms after it"
                         + " started; readers by how they caught up: {}.",
                 parallelism,
-                SystemClock.getInstance().relativeTimeMillis() - backlogSince,
+                SystemClock.getInstance().relativeTimeMillis() - startedAt,
                 kinds);
         caughtUp.forEach(
                 (subtask, caughtUpBy) -> {

@@ -40,23 +40,23 @@ import java.util.concurrent.TimeUnit;
 import static org.apache.flink.util.Preconditions.checkNotNull;
 
 /**
- * A reader of the wrapped source that tells the enumerator how it has caught up ({@link
+ * A reader of the wrapped source that tells the enumerator when its source publishes the {@code
+ * pendingRecords} gauge ({@link PendingRecordsPublishedEvent}) and how it has caught up ({@link
  * ReaderCaughtUpEvent}). Its splits, its state and its records are the wrapped reader's; it only
  * watches.
  *
  * <p>It has caught up when the enumerator has said that its assignment is complete, the wrapped
  * reader has just had nothing to read (its queue is drained), and one of these holds: it has no
- * split; the source's {@code pendingRecords} gauge has read 0 at every check for at least {@link
- * #RECHECK_INTERVAL}; or the source has never set that gauge and the reader has had nothing to read
- * for {@link #GRACE_PERIOD}. A reader that ends has caught up too, or its subtask would never say
- * so. Each of these reports is final.
+ * split, or the source's {@code pendingRecords} gauge has read 0 at every check for at least {@link
+ * #RECHECK_INTERVAL}. A reader that ends has caught up too, or its subtask would never say so. Each
+ * of these reports is final.
  *
- * <p>A reader without a gauge that has had nothing to read for {@link #RECHECK_INTERVAL} reports
- * that too ({@code IDLE_WITHOUT_GAUGE}), which the enumerator counts once another reader has caught
- * up by its gauge; that report is not final. The reader keeps watching until the enumerator says
- * that the backlog has ended: when it reads records or gets new splits, it takes its report back,
- * and reports again by the same rules once it has nothing to read, by a gauge the source has set
- * meanwhile if there is one; after {@link #GRACE_PERIOD} it reports that, for good.
+ * <p>A reader whose source has set no gauge and that has had nothing to read for {@link
+ * #RECHECK_INTERVAL} reports that ({@code IDLE_WITHOUT_GAUGE}), which the enumerator counts once
+ * the source has published the gauge in another reader; that report is not final. The reader keeps
+ * watching until the enumerator says that the backlog has ended: when it reads records or gets new
+ * splits, it takes its report back, and reports again by the same rules once it has nothing to
+ * read, by a gauge the source has set meanwhile if there is one.
  *
  * <p>Until its report is final or the backlog has ended, {@link #isAvailable()} also completes
  * every {@link #RECHECK_INTERVAL}, so that a reader with nothing to read checks again; a source's
@@ -65,17 +65,6 @@ import static org.apache.flink.util.Preconditions.checkNotNull;
 class CaughtUpBacklogReader<T, SplitT extends SourceSplit> implements SourceReader<T, SplitT> {
 
     private static final Logger LOG = LoggerFactory.getLogger(CaughtUpBacklogReader.class);
-
-    /**
-     * How long a reader whose source never set the {@code pendingRecords} gauge must have had
-     * nothing to read before it has caught up. Flink's Kafka source sets the gauge only after its
-     * first fetch that returns records, so a reader of empty partitions, or of partitions read from
-     * the latest offset, never sets it. Before the first fetch of a partition that has records the
-     * consumer finds the partition's leader and its start offset, which can take seconds; the
-     * period is well above that, and it is how late such a reader ends the backlog when no other
-     * reader of the source has caught up by its gauge.
-     */
-    static final Duration GRACE_PERIOD = Duration.ofSeconds(30);
 
     /**
      * How often a reader that has not caught up checks again while it has nothing to read, how long
@@ -106,6 +95,9 @@ class CaughtUpBacklogReader<T, SplitT extends SourceSplit> implements SourceRead
 
     private boolean hasSplits;
     private boolean assignmentComplete;
+
+    /** Whether it has told the enumerator that the source set its gauge. */
+    private boolean gaugeAnnounced;
 
     /** Whether its latest report is an IDLE_WITHOUT_GAUGE that it has not taken back. */
     private boolean idleReported;
@@ -152,6 +144,7 @@ class CaughtUpBacklogReader<T, SplitT extends SourceSplit> implements SourceRead
     public InputStatus pollNext(ReaderOutput<T> output) throws Exception {
         InputStatus status = reader.pollNext(output);
         if (!done) {
+            announceGauge();
             switch (status) {
                 case MORE_AVAILABLE -> reading();
                 case NOTHING_AVAILABLE -> check();
@@ -209,13 +202,7 @@ class CaughtUpBacklogReader<T, SplitT extends SourceSplit> implements SourceRead
         Gauge<Long> gauge = context.pendingRecords();
         if (gauge == null) {
             long idle = now - idleSince;
-            if (idle >= GRACE_PERIOD.toMillis()) {
-                report(
-                        Kind.GRACE_PERIOD,
-                        "its source has set no pendingRecords gauge and it has had nothing to read"
-                                + " for "
-                                + GRACE_PERIOD);
-            } else if (idle >= RECHECK_INTERVAL.toMillis() && !idleReported) {
+            if (idle >= RECHECK_INTERVAL.toMillis() && !idleReported) {
                 report(
                         Kind.IDLE_WITHOUT_GAUGE,
                         "its source has set no pendingRecords gauge and it has had nothing to read"
@@ -234,6 +221,20 @@ class CaughtUpBacklogReader<T, SplitT extends SourceSplit> implements SourceRead
             report(
                     Kind.PENDING_RECORDS_ZERO,
                     "its pendingRecords gauge has read 0 for " + (now - zeroSince) + " ms");
+        }
+    }
+
+    /**
+     * Kafka's reader sets the gauge after its first fetch that returned records; from then on, the
+     * source can be weighed by it, and the enumerator reports a backlog.
+     */
+    private void announceGauge() {
+        if (!gaugeAnnounced && context.pendingRecords() != null) {
+            gaugeAnnounced = true;
+            LOG.info(
+                    "Subtask {} of the source publishes the pendingRecords gauge.",
+                    context.getIndexOfSubtask());
+            context.sendSourceEventToCoordinator(new PendingRecordsPublishedEvent());
         }
     }
 

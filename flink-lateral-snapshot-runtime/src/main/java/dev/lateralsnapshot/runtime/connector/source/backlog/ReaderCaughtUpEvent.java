@@ -35,11 +35,9 @@ final class ReaderCaughtUpEvent implements SourceEvent {
         PENDING_RECORDS_ZERO,
         /** Its source ended. */
         END_OF_INPUT,
-        /** Its source set no gauge and it had nothing to read for the grace period. */
-        GRACE_PERIOD,
         /**
          * Its source set no gauge and it had nothing to read for a re-check interval; the
-         * enumerator counts it once another reader has caught up by {@link #PENDING_RECORDS_ZERO}.
+         * enumerator counts it once the source has published the gauge in another reader.
          */
         IDLE_WITHOUT_GAUGE,
         /** Not caught up after all: after an {@link #IDLE_WITHOUT_GAUGE}, it reads again. */

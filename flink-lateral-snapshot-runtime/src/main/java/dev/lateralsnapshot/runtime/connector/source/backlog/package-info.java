@@ -14,39 +14,38 @@
 
 /**
  * A wrapper for a FLIP-27 source that makes it report a backlog ({@code
- * SplitEnumeratorContext#setIsProcessingBacklog}) from its start until every one of its readers has
- * caught up: {@link dev.lateralsnapshot.runtime.connector.source.backlog.CaughtUpBacklog#wrap}. It
- * is for unbounded sources that report no backlog of their own but publish Flink's standard {@code
- * pendingRecords} gauge, as Flink's Kafka source (and upsert-kafka, which is the same source) does.
- * Flink turns the report into {@code RecordAttributes} downstream; the join ends its load phase
- * when its build input's backlog ends.
+ * SplitEnumeratorContext#setIsProcessingBacklog}) from the moment it publishes the {@code
+ * pendingRecords} gauge until every one of its readers has caught up: {@link
+ * dev.lateralsnapshot.runtime.connector.source.backlog.CaughtUpBacklog#wrap}. It is for unbounded
+ * sources that report no backlog of their own but publish Flink's standard {@code pendingRecords}
+ * gauge, as Flink's Kafka source (and upsert-kafka, which is the same source) does. Flink turns the
+ * report into {@code RecordAttributes} downstream; the join ends its load phase when its build
+ * input's backlog ends.
  *
  * <h2>The protocol</h2>
  *
  * <ol>
- *   <li>The enumerator, on every start, new or restored, reports a backlog and starts the source's
- *       enumerator.
+ *   <li>The enumerator, on every start, new or restored, starts the source's enumerator.
  *   <li>When the source's initial discovery has gone quiet (its start has returned and every call
  *       it made through the context has run its handler once), the enumerator sends each registered
  *       reader, and each reader that registers later, an {@code AssignmentCompleteEvent}, after the
  *       splits the source's enumerator sent it.
- *   <li>A reader that has that event and whose source has just had nothing to read tells the
- *       enumerator how it has caught up, in a {@code ReaderCaughtUpEvent}: {@code NO_SPLIT} when it
- *       has no split, {@code PENDING_RECORDS_ZERO} when the source's {@code pendingRecords} gauge
- *       has read 0 for a re-check interval, {@code END_OF_INPUT} when its source has ended, and,
- *       when its source has set no gauge, {@code IDLE_WITHOUT_GAUGE} after a re-check interval
- *       without anything to read and {@code GRACE_PERIOD} after a grace period without anything to
- *       read. All but {@code IDLE_WITHOUT_GAUGE} are final. After that one the reader keeps
- *       watching: when it reads records or gets new splits, it takes its report back ({@code
- *       READING_AGAIN}) and later reports again by the same rules, by a gauge the source has set
- *       meanwhile if there is one. Until its report is final the reader also wakes up every
- *       re-check interval to look again.
- *   <li>When every subtask has caught up, the enumerator reports the end of the backlog, once. A
- *       subtask whose latest report is {@code IDLE_WITHOUT_GAUGE} counts only once a subtask of the
- *       source has caught up by {@code PENDING_RECORDS_ZERO}; until then it counts when it reports
- *       {@code GRACE_PERIOD}. The enumerator then tells the readers still watching, and every
- *       reader that registers later, that the backlog has ended ({@code BacklogEndedEvent}); they
- *       stop watching. A subtask that registers again before the end must catch up again.
+ *   <li>A reader that finds the source's gauge set tells the enumerator, once ({@code
+ *       PendingRecordsPublishedEvent}); the first such event makes the enumerator report a backlog.
+ *   <li>A reader that has the assignment event and whose source has just had nothing to read tells
+ *       the enumerator how it has caught up, in a {@code ReaderCaughtUpEvent}: {@code NO_SPLIT}
+ *       when it has no split, {@code PENDING_RECORDS_ZERO} when the gauge has read 0 for a re-check
+ *       interval, {@code END_OF_INPUT} when its source has ended, and, when its source has set no
+ *       gauge, {@code IDLE_WITHOUT_GAUGE} after a re-check interval without anything to read. All
+ *       but {@code IDLE_WITHOUT_GAUGE} are final. After that one the reader keeps watching: when it
+ *       reads records or gets new splits, it takes its report back ({@code READING_AGAIN}) and
+ *       later reports again by the same rules, by a gauge the source has set meanwhile if there is
+ *       one. Until its report is final the reader also wakes up every re-check interval to look
+ *       again.
+ *   <li>When the backlog has started and every subtask has caught up, the enumerator reports the
+ *       end of the backlog, once. It then tells the readers still watching, and every reader that
+ *       registers later, that the backlog has ended ({@code BacklogEndedEvent}); they stop
+ *       watching. A subtask that registers again before the end must catch up again.
  * </ol>
  *
  * <p>Every other source event goes through unchanged, both ways. The wrapper keeps no state: the
@@ -72,9 +71,11 @@
  * that is slow or down while the others answer) has its rows reach the join after the load phase,
  * as changes.
  *
- * <p>When no reader has caught up by its gauge, an empty topic, a source without the gauge, and a
- * system unreachable from the start all look alike; the readers without a gauge then count only
- * after the grace period. Those cases wait for it, so that a system that has not answered yet does
- * not end the load phase without its rows.
+ * <p>A source that never sets the gauge reports no backlog, and the join's load phase ends by its
+ * other conditions. That covers a source without the gauge, and a Kafka topic that has nothing to
+ * read: an empty topic, one read from its latest offset, and one whose readers restored at its end.
+ * Reporting a backlog for them would end it only after some fixed wait, which is the timeout this
+ * wrapper is meant to replace; an unreachable system would look the same and end the load phase
+ * without its rows.
  */
 package dev.lateralsnapshot.runtime.connector.source.backlog;

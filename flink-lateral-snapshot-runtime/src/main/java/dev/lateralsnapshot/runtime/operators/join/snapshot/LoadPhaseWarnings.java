@@ -43,8 +43,10 @@ final class LoadPhaseWarnings {
         }
         if (parameters.buildBacklogReported()) {
             return "The load phase also ends when the build input's backlog ends: its source"
-                    + " reports a backlog, or is made to report one until its readers have caught"
-                    + " up.";
+                    + " reports a backlog, or is made to report one from the moment a reader"
+                    + " publishes the pendingRecords gauge until its readers have caught up. A"
+                    + " source that publishes no such gauge, or has nothing to read, reports none,"
+                    + " and the other conditions end the load phase.";
         }
         return "The planner found no source of the build input to make report a backlog (it is"
                 + " no FLIP-27 source, or is shared with another consumer): unless the source"

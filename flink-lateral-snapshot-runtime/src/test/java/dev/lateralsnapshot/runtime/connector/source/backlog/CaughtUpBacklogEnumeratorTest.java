@@ -28,7 +28,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.function.Consumer;
 
-import static dev.lateralsnapshot.runtime.connector.source.backlog.ReaderCaughtUpEvent.Kind.GRACE_PERIOD;
 import static dev.lateralsnapshot.runtime.connector.source.backlog.ReaderCaughtUpEvent.Kind.IDLE_WITHOUT_GAUGE;
 import static dev.lateralsnapshot.runtime.connector.source.backlog.ReaderCaughtUpEvent.Kind.NO_SPLIT;
 import static dev.lateralsnapshot.runtime.connector.source.backlog.ReaderCaughtUpEvent.Kind.PENDING_RECORDS_ZERO;
@@ -36,8 +35,9 @@ import static dev.lateralsnapshot.runtime.connector.source.backlog.ReaderCaughtU
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The enumerator of a wrapped source: when it reports a backlog and its end, when it tells the
- * readers that their assignment is complete, and what it leaves to the source's enumerator.
+ * The enumerator of a wrapped source: when it reports a backlog (once a reader finds the gauge set)
+ * and its end, when it tells the readers that their assignment is complete, and what it leaves to
+ * the source's enumerator.
  */
 class CaughtUpBacklogEnumeratorTest {
 
@@ -49,9 +49,13 @@ class CaughtUpBacklogEnumeratorTest {
     private ScriptedEnumerator scripted;
 
     @Test
-    void reportsABacklogFromItsStartUntilEveryReaderHasCaughtUp() throws Throwable {
+    void reportsABacklogFromTheFirstGaugeUntilEveryReaderHasCaughtUp() throws Throwable {
         try (RecordingEnumeratorContext<Split> context = new RecordingEnumeratorContext<>(2)) {
             SplitEnumerator<Split, Set<Split>> enumerator = started(context);
+            assertThat(context.backlog).isEmpty();
+
+            enumerator.handleSourceEvent(1, new PendingRecordsPublishedEvent());
+            enumerator.handleSourceEvent(0, new PendingRecordsPublishedEvent());
             assertThat(context.backlog).containsExactly(true);
 
             enumerator.handleSourceEvent(1, new ReaderCaughtUpEvent(PENDING_RECORDS_ZERO));
@@ -67,6 +71,7 @@ class CaughtUpBacklogEnumeratorTest {
     void aReaderIdleWithoutGaugeHasCaughtUpOnceAnotherHasByItsGauge() throws Throwable {
         try (RecordingEnumeratorContext<Split> context = new RecordingEnumeratorContext<>(2)) {
             SplitEnumerator<Split, Set<Split>> enumerator = started(context);
+            enumerator.handleSourceEvent(0, new PendingRecordsPublishedEvent());
             enumerator.handleSourceEvent(0, new ReaderCaughtUpEvent(PENDING_RECORDS_ZERO));
             enumerator.handleSourceEvent(1, new ReaderCaughtUpEvent(IDLE_WITHOUT_GAUGE));
 
@@ -80,6 +85,7 @@ class CaughtUpBacklogEnumeratorTest {
         try (RecordingEnumeratorContext<Split> context = new RecordingEnumeratorContext<>(2)) {
             SplitEnumerator<Split, Set<Split>> enumerator = started(context);
             enumerator.handleSourceEvent(1, new ReaderCaughtUpEvent(IDLE_WITHOUT_GAUGE));
+            enumerator.handleSourceEvent(0, new PendingRecordsPublishedEvent());
             assertThat(context.backlog).containsExactly(true);
 
             enumerator.handleSourceEvent(0, new ReaderCaughtUpEvent(PENDING_RECORDS_ZERO));
@@ -89,17 +95,22 @@ class CaughtUpBacklogEnumeratorTest {
     }
 
     @Test
-    void readersIdleWithoutGaugeWaitForTheGracePeriodWhenNoReaderHasAGauge() throws Throwable {
+    void reportsNoBacklogWhileNoReaderHasAGauge() throws Throwable {
         try (RecordingEnumeratorContext<Split> context = new RecordingEnumeratorContext<>(2)) {
             SplitEnumerator<Split, Set<Split>> enumerator = started(context);
             enumerator.handleSourceEvent(0, new ReaderCaughtUpEvent(IDLE_WITHOUT_GAUGE));
             enumerator.handleSourceEvent(1, new ReaderCaughtUpEvent(IDLE_WITHOUT_GAUGE));
-            enumerator.handleSourceEvent(0, new ReaderCaughtUpEvent(GRACE_PERIOD));
+            assertThat(context.backlog).isEmpty();
+            assertThat(context.sent).doesNotContain(ENDED + " to 0", ENDED + " to 1");
+
+            // Records arrive later: the backlog starts, and ends once they are read.
+            enumerator.handleSourceEvent(1, new ReaderCaughtUpEvent(READING_AGAIN));
+            enumerator.handleSourceEvent(1, new PendingRecordsPublishedEvent());
             assertThat(context.backlog).containsExactly(true);
 
-            enumerator.handleSourceEvent(1, new ReaderCaughtUpEvent(GRACE_PERIOD));
+            enumerator.handleSourceEvent(1, new ReaderCaughtUpEvent(PENDING_RECORDS_ZERO));
             assertThat(context.backlog).containsExactly(true, false);
-            assertThat(context.sent).doesNotContain(ENDED + " to 0", ENDED + " to 1");
+            assertThat(context.sent).endsWith(ENDED + " to 0");
         }
     }
 
@@ -109,6 +120,7 @@ class CaughtUpBacklogEnumeratorTest {
             SplitEnumerator<Split, Set<Split>> enumerator = started(context);
             enumerator.handleSourceEvent(1, new ReaderCaughtUpEvent(IDLE_WITHOUT_GAUGE));
             enumerator.handleSourceEvent(1, new ReaderCaughtUpEvent(READING_AGAIN));
+            enumerator.handleSourceEvent(0, new PendingRecordsPublishedEvent());
             enumerator.handleSourceEvent(0, new ReaderCaughtUpEvent(PENDING_RECORDS_ZERO));
             assertThat(context.backlog).containsExactly(true);
 
@@ -121,6 +133,7 @@ class CaughtUpBacklogEnumeratorTest {
     void aReaderThatRegistersAfterTheEndIsToldThatTheBacklogHasEnded() throws Throwable {
         try (RecordingEnumeratorContext<Split> context = new RecordingEnumeratorContext<>(2)) {
             SplitEnumerator<Split, Set<Split>> enumerator = started(context);
+            enumerator.handleSourceEvent(0, new PendingRecordsPublishedEvent());
             enumerator.handleSourceEvent(0, new ReaderCaughtUpEvent(PENDING_RECORDS_ZERO));
             enumerator.handleSourceEvent(1, new ReaderCaughtUpEvent(NO_SPLIT));
 
@@ -192,6 +205,7 @@ class CaughtUpBacklogEnumeratorTest {
     void aSubtaskThatRegistersAgainMustCatchUpAgain() throws Throwable {
         try (RecordingEnumeratorContext<Split> context = new RecordingEnumeratorContext<>(2)) {
             SplitEnumerator<Split, Set<Split>> enumerator = started(context);
+            enumerator.handleSourceEvent(0, new PendingRecordsPublishedEvent());
             enumerator.handleSourceEvent(0, new ReaderCaughtUpEvent(PENDING_RECORDS_ZERO));
 
             context.unregisterReader(0);
@@ -210,6 +224,7 @@ class CaughtUpBacklogEnumeratorTest {
         Set<Split> checkpoint;
         try (RecordingEnumeratorContext<Split> context = new RecordingEnumeratorContext<>(2)) {
             SplitEnumerator<Split, Set<Split>> enumerator = started(context);
+            enumerator.handleSourceEvent(0, new PendingRecordsPublishedEvent());
             enumerator.handleSourceEvent(0, new ReaderCaughtUpEvent(PENDING_RECORDS_ZERO));
             enumerator.handleSourceEvent(1, new ReaderCaughtUpEvent(PENDING_RECORDS_ZERO));
             assertThat(context.backlog).containsExactly(true, false);
@@ -222,8 +237,11 @@ class CaughtUpBacklogEnumeratorTest {
             enumerator.start();
             addReader(enumerator, context, 0);
             addReader(enumerator, context, 1);
-            assertThat(context.backlog).containsExactly(true);
+            assertThat(context.backlog).isEmpty();
             assertThat(context.sent).containsExactly(COMPLETE + " to 0", COMPLETE + " to 1");
+
+            enumerator.handleSourceEvent(1, new PendingRecordsPublishedEvent());
+            assertThat(context.backlog).containsExactly(true);
 
             enumerator.handleSourceEvent(0, new ReaderCaughtUpEvent(PENDING_RECORDS_ZERO));
             enumerator.handleSourceEvent(1, new ReaderCaughtUpEvent(PENDING_RECORDS_ZERO));
@@ -240,10 +258,11 @@ class CaughtUpBacklogEnumeratorTest {
             enumerator.start();
             context.register(0);
             enumerator.addReader(0);
+            enumerator.handleSourceEvent(0, new PendingRecordsPublishedEvent());
             enumerator.handleSourceEvent(0, new ReaderCaughtUpEvent(PENDING_RECORDS_ZERO));
             scripted.context.setIsProcessingBacklog(false);
 
-            assertThat(context.backlog).containsExactly(true, true, false);
+            assertThat(context.backlog).containsExactly(true, false);
             assertThat(context.sent).isEmpty();
         }
     }

@@ -30,7 +30,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
-import static dev.lateralsnapshot.runtime.connector.source.backlog.CaughtUpBacklogReader.GRACE_PERIOD;
 import static dev.lateralsnapshot.runtime.connector.source.backlog.CaughtUpBacklogReader.RECHECK_INTERVAL;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -48,6 +47,28 @@ class CaughtUpBacklogReaderTest {
     private final List<CompletableFuture<Void>> timers = new ArrayList<>();
     private final CaughtUpBacklogReader<Integer, MockSourceSplit> reader =
             CaughtUpBacklogReader.wrap(scripted, context, clock, this::timer);
+
+    /** Far longer than any interval of the reader. */
+    private static final Duration LONG = Duration.ofMinutes(10);
+
+    @Test
+    void tellsTheEnumeratorOnceThatTheSourceSetItsGaugeBeforeItCatchesUpByIt() throws Exception {
+        assignmentComplete(new MockSourceSplit(0));
+        poll(InputStatus.MORE_AVAILABLE);
+        assertThat(task.sentToEnumerator).isEmpty();
+
+        scripted.pendingRecords(0);
+        poll(InputStatus.MORE_AVAILABLE);
+        poll(InputStatus.NOTHING_AVAILABLE);
+        clock.advanceTime(RECHECK_INTERVAL);
+        poll(InputStatus.NOTHING_AVAILABLE);
+
+        assertThat(task.sentToEnumerator)
+                .map(Object::toString)
+                .containsExactly(
+                        "PendingRecordsPublishedEvent",
+                        "ReaderCaughtUpEvent(PENDING_RECORDS_ZERO)");
+    }
 
     @Test
     void caughtUpWhenThePendingRecordsReadZeroForARecheckInterval() throws Exception {
@@ -104,7 +125,7 @@ class CaughtUpBacklogReaderTest {
     void notCaughtUpBeforeItsAssignmentIsComplete() throws Exception {
         scripted.pendingRecords(0);
         poll(InputStatus.NOTHING_AVAILABLE);
-        clock.advanceTime(GRACE_PERIOD);
+        clock.advanceTime(LONG);
         poll(InputStatus.NOTHING_AVAILABLE);
         assertThat(reports()).isEmpty();
 
@@ -122,21 +143,14 @@ class CaughtUpBacklogReaderTest {
     }
 
     @Test
-    void aReaderWhoseSourceSetsNoGaugeHasCaughtUpForGoodAfterTheGracePeriod() throws Exception {
-        assignmentComplete(new MockSourceSplit(0));
-        poll(InputStatus.NOTHING_AVAILABLE);
-        clock.advanceTime(GRACE_PERIOD.minusMillis(1));
-        poll(InputStatus.MORE_AVAILABLE);
-        poll(InputStatus.NOTHING_AVAILABLE);
-        clock.advanceTime(GRACE_PERIOD.minusMillis(1));
-        poll(InputStatus.NOTHING_AVAILABLE);
-        assertThat(reports()).doesNotContain(Kind.GRACE_PERIOD);
-
-        clock.advanceTime(Duration.ofMillis(1));
-        poll(InputStatus.NOTHING_AVAILABLE);
-        poll(InputStatus.MORE_AVAILABLE);
-        reader.addSplits(List.of(new MockSourceSplit(1)));
-        assertThat(reports()).containsExactly(Kind.IDLE_WITHOUT_GAUGE, Kind.GRACE_PERIOD);
+    void aReaderWithoutGaugeNeverSaysMoreThanThatItIsIdleAndKeepsWatching() throws Exception {
+        idleWithoutGauge();
+        for (int check = 0; check < 3; check++) {
+            clock.advanceTime(LONG);
+            poll(InputStatus.NOTHING_AVAILABLE);
+        }
+        assertThat(reports()).containsExactly(Kind.IDLE_WITHOUT_GAUGE);
+        assertThat(reader.isAvailable()).isNotSameAs(scripted.available);
     }
 
     @Test
@@ -204,24 +218,12 @@ class CaughtUpBacklogReaderTest {
         poll(InputStatus.MORE_AVAILABLE);
         reader.addSplits(List.of(new MockSourceSplit(1)));
         poll(InputStatus.NOTHING_AVAILABLE);
-        clock.advanceTime(GRACE_PERIOD);
+        clock.advanceTime(LONG);
         poll(InputStatus.NOTHING_AVAILABLE);
 
         assertThat(reports()).containsExactly(Kind.IDLE_WITHOUT_GAUGE);
         assertThat(reader.isAvailable()).isSameAs(scripted.available);
         assertThat(scripted.events).isEmpty();
-    }
-
-    @Test
-    void newSplitsStartTheGracePeriodOver() throws Exception {
-        assignmentComplete(new MockSourceSplit(0));
-        poll(InputStatus.NOTHING_AVAILABLE);
-        clock.advanceTime(GRACE_PERIOD.minusMillis(1));
-        reader.addSplits(List.of(new MockSourceSplit(1)));
-        poll(InputStatus.NOTHING_AVAILABLE);
-        clock.advanceTime(GRACE_PERIOD.minusMillis(1));
-        poll(InputStatus.NOTHING_AVAILABLE);
-        assertThat(reports()).doesNotContain(Kind.GRACE_PERIOD);
     }
 
     @Test
