@@ -107,7 +107,9 @@ class KafkaLoadCompletedOnCaughtUpIT {
         JoinFlipLog flipLog = new JoinFlipLog(cluster);
         ClusterJob job =
                 submit(
-                        "SET 'parallelism.default' = '2';\n" + CAUGHT_UP + tables.ddl("", "", ""),
+                        "SET 'parallelism.default' = '2';\n"
+                                + CAUGHT_UP
+                                + tables.ddl(KafkaTables.FROM_EARLIEST, "", ""),
                         insert("LEFT JOIN", "enriched_left"));
         List<ProducerRecord<String, String>> orders = new ArrayList<>();
         for (int id = 0; id < customers; id++) {
