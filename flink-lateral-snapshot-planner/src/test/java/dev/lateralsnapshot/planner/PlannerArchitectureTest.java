@@ -206,6 +206,8 @@ class PlannerArchitectureTest {
                 .definedBy("dev.lateralsnapshot.planner.plan.nodes.physical..")
                 .layer("Exec nodes")
                 .definedBy("dev.lateralsnapshot.planner.plan.nodes.exec..")
+                .layer("Sources")
+                .definedBy("dev.lateralsnapshot.planner.connector..")
                 .layer("Functions")
                 .definedBy("dev.lateralsnapshot.planner.functions..")
                 .layer("Internals")
@@ -240,6 +242,9 @@ class PlannerArchitectureTest {
                 // The activation registers the exec node for compiled plans and installs the
                 // exec-graph processor.
                 .mayOnlyBeAccessedByLayers("Activation", "Physical nodes")
+                // The exec nodes make the join's build source report a backlog.
+                .whereLayer("Sources")
+                .mayOnlyBeAccessedByLayers("Exec nodes")
                 .whereLayer("Functions")
                 .mayOnlyBeAccessedByLayers(
                         "Entry point",
@@ -250,7 +255,7 @@ class PlannerArchitectureTest {
                         "Logical nodes",
                         "Physical nodes")
                 .whereLayer("Operator")
-                .mayOnlyBeAccessedByLayers("Physical nodes", "Exec nodes")
+                .mayOnlyBeAccessedByLayers("Physical nodes", "Exec nodes", "Sources")
                 .check(PLANNER);
     }
 

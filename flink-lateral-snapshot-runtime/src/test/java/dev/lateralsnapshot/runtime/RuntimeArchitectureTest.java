@@ -31,6 +31,8 @@ class RuntimeArchitectureTest {
 
     private static final String CORE = "dev.lateralsnapshot.runtime.operators.join.snapshot";
 
+    private static final String SOURCES = "dev.lateralsnapshot.runtime.connector..";
+
     private static final JavaClasses RUNTIME =
             new ClassFileImporter()
                     .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
@@ -71,6 +73,25 @@ class RuntimeArchitectureTest {
                 .should()
                 .dependOnClassesThat()
                 .resideInAPackage(CORE + ".keyed..")
+                .check(RUNTIME);
+    }
+
+    @Test
+    void theSourceWrapperAndTheJoinKnowNotEachOther() {
+        noClasses()
+                .that()
+                .resideInAPackage(SOURCES)
+                .should()
+                .dependOnClassesThat()
+                .resideInAPackage(CORE + "..")
+                .because("the join hears of the backlog only through Flink's RecordAttributes")
+                .check(RUNTIME);
+        noClasses()
+                .that()
+                .resideInAPackage(CORE + "..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAPackage(SOURCES)
                 .check(RUNTIME);
     }
 
