@@ -19,6 +19,7 @@ import dev.lateralsnapshot.runtime.operators.join.snapshot.JoinSpec.Distribution
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.runtime.state.StateBackend;
 import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
+import org.apache.flink.state.forst.ForStStateBackend;
 import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
 import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.RecordAttributes;
@@ -59,7 +60,9 @@ public abstract class JoinTestSupport {
         HEAP,
         ROCKSDB,
         /** Snapshots and restores take another path than full RocksDB snapshots. */
-        ROCKSDB_INCREMENTAL
+        ROCKSDB_INCREMENTAL,
+        /** Flink's disaggregated backend, on the local file system, through the keyed state API. */
+        FORST
     }
 
     public static final int MAX_PARALLELISM = JoinHarness.MAX_PARALLELISM;
@@ -112,6 +115,8 @@ public abstract class JoinTestSupport {
                 return new EmbeddedRocksDBStateBackend(false);
             case ROCKSDB_INCREMENTAL:
                 return new EmbeddedRocksDBStateBackend(true);
+            case FORST:
+                return new ForStStateBackend();
             default:
                 throw new IllegalStateException("Unknown backend " + backend());
         }

@@ -19,6 +19,8 @@ import dev.lateralsnapshot.runtime.operators.join.snapshot.BuildSideLayout;
 import dev.lateralsnapshot.runtime.operators.join.snapshot.JoinHarness;
 
 import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
+import org.apache.flink.state.forst.ForStStateBackend;
+import org.apache.flink.state.forst.sync.ForStSyncKeyedStateBackend;
 import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
 
 import org.junit.jupiter.api.Test;
@@ -49,16 +51,23 @@ class KeyedJoinStateTest extends BackendTestBase {
 
     /**
      * The join tells the backends apart by the type of the keyed backend behind any wrapper; a
-     * Flink upgrade that changes what the hashmap or RocksDB backend creates fails here.
+     * Flink upgrade that changes what the hashmap, RocksDB or ForSt backend creates fails here.
+     * ForSt serves the join's synchronous keyed state from its own store, whose map entries iterate
+     * in the order of their serialized keys as RocksDB's do.
      */
     @Test
     void tellsTheBackendsOfFlinkApartByTheirKeyedBackend() throws Exception {
         try (KeyedStateHost heap = new KeyedStateHost(new HashMapStateBackend(), null);
                 KeyedStateHost rocksDb =
-                        new KeyedStateHost(new EmbeddedRocksDBStateBackend(), null)) {
+                        new KeyedStateHost(new EmbeddedRocksDBStateBackend(), null);
+                KeyedStateHost forSt = new KeyedStateHost(new ForStStateBackend(), null)) {
             assertThat(StateBackendKind.of(heap.operator.getKeyedStateBackend()))
                     .isEqualTo(StateBackendKind.OBJECTS_ON_HEAP);
             assertThat(StateBackendKind.of(rocksDb.operator.getKeyedStateBackend()))
+                    .isEqualTo(StateBackendKind.SERIALIZED_IN_KEY_ORDER);
+            assertThat(forSt.operator.getKeyedStateBackend())
+                    .isInstanceOf(ForStSyncKeyedStateBackend.class);
+            assertThat(StateBackendKind.of(forSt.operator.getKeyedStateBackend()))
                     .isEqualTo(StateBackendKind.SERIALIZED_IN_KEY_ORDER);
         }
     }
