@@ -115,7 +115,8 @@ public final class EnrichmentBenchmark {
             shift %= specs.size();
             List<RunSpec> rotated = new ArrayList<>(specs.subList(shift, specs.size()));
             rotated.addAll(specs.subList(0, shift));
-            if (round % 2 == 0) {
+            // Reversed, two runs would be back in the order of the round before.
+            if (round % 2 == 0 && rotated.size() > 2) {
                 java.util.Collections.reverse(rotated);
             }
             return rotated;
