@@ -30,7 +30,10 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * rows. In a load-phase run the probe sources stop after {@link #loadRows} rows until the driver
  * has seen every join subtask flip, and the build sources emit nothing with a current time (so the
  * join's build watermark stays below {@code load_completed_time}) until the load phase has lasted
- * {@link #minLoadNanos} and the probe rows are buffered.
+ * {@link #minLoadNanos} and the probe rows are buffered. A run whose load phase ends with the build
+ * source's backlog ({@link #loadEndsWithBacklog}) starts the probe sources with the build sources,
+ * so that their rows are buffered while the snapshot loads, and holds the build sources' current
+ * changes until the driver has seen the flip, so that only the backlog can end the load phase.
  */
 final class BenchRun {
 
@@ -60,6 +63,9 @@ final class BenchRun {
 
     final long minLoadNanos;
 
+    /** The load phase ends with the build source's backlog, not when the driver lets it. */
+    final boolean loadEndsWithBacklog;
+
     /** The time base of the sink's latency windows. */
     final long originNanos = System.nanoTime();
 
@@ -85,6 +91,7 @@ final class BenchRun {
             long fixedRate,
             long loadRows,
             long minLoadMillis,
+            boolean loadEndsWithBacklog,
             boolean readsBuildSource) {
         this.id = id;
         this.readsBuildSource = readsBuildSource;
@@ -96,6 +103,7 @@ final class BenchRun {
         this.fixedRate = fixedRate;
         this.loadRows = loadRows;
         this.minLoadNanos = minLoadMillis * 1_000_000L;
+        this.loadEndsWithBacklog = loadEndsWithBacklog;
         this.probeEmitted = new AtomicLongArray(parallelism * PAD);
         this.sinkStats = new SinkStats[parallelism];
         for (int i = 0; i < parallelism; i++) {
@@ -166,10 +174,18 @@ final class BenchRun {
         return !readsBuildSource || snapshotsDone.get() == parallelism;
     }
 
+    /** Whether the probe sources may emit their rows. */
+    boolean probeMayStart() {
+        return loadEndsWithBacklog || snapshotsDone();
+    }
+
     /** Whether the build side may emit current changes, which end the load phase. */
     boolean buildMayProceed() {
         if (!loadPhaseRun() || loadGateOpen) {
             return true;
+        }
+        if (loadEndsWithBacklog) {
+            return flipped;
         }
         if (probeTotal() >= loadRows
                 && snapshotsDone()

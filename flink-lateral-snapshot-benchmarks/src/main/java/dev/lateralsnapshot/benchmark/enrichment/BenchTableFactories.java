@@ -14,8 +14,7 @@
 
 package dev.lateralsnapshot.benchmark.enrichment;
 
-import dev.lateralsnapshot.testutils.connectors.NoSplitSource;
-
+import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.table.api.ValidationException;
@@ -79,13 +78,13 @@ final class BenchTableFactories {
         private final String identifier;
         private final String columns;
         private final ChangelogMode mode;
-        private final Function<String, NoSplitSource<RowData>> source;
+        private final Function<String, Source<RowData, ?, ?>> source;
 
         ScanFactory(
                 String identifier,
                 String columns,
                 ChangelogMode mode,
-                Function<String, NoSplitSource<RowData>> source) {
+                Function<String, Source<RowData, ?, ?>> source) {
             this.identifier = identifier;
             this.columns = columns;
             this.mode = mode;
@@ -161,13 +160,13 @@ final class BenchTableFactories {
     private static final class Scan implements ScanTableSource {
         private final ChangelogMode mode;
         private final String run;
-        private final Function<String, NoSplitSource<RowData>> source;
+        private final Function<String, Source<RowData, ?, ?>> source;
         private final String name;
 
         Scan(
                 ChangelogMode mode,
                 String run,
-                Function<String, NoSplitSource<RowData>> source,
+                Function<String, Source<RowData, ?, ?>> source,
                 String name) {
             this.mode = mode;
             this.run = run;

@@ -14,19 +14,28 @@
 
 package dev.lateralsnapshot.benchmark.enrichment;
 
-import dev.lateralsnapshot.testutils.connectors.NoSplitSource;
-
+import org.apache.flink.api.connector.source.Boundedness;
 import org.apache.flink.api.connector.source.ReaderOutput;
+import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.api.connector.source.SourceReader;
 import org.apache.flink.api.connector.source.SourceReaderContext;
+import org.apache.flink.api.connector.source.SourceSplit;
+import org.apache.flink.api.connector.source.SplitEnumerator;
+import org.apache.flink.api.connector.source.SplitEnumeratorContext;
 import org.apache.flink.core.io.InputStatus;
+import org.apache.flink.core.io.SimpleVersionedSerializer;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.data.TimestampData;
 import org.apache.flink.types.RowKind;
 
+import javax.annotation.Nullable;
+
+import java.nio.ByteBuffer;
+import java.util.List;
 import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * The build (reference) side as a changelog of rows {@code (k BIGINT, rate DOUBLE, name STRING,
@@ -37,8 +46,17 @@ import java.util.SplittableRandom;
  * BenchRun#probeRowsPerUpdate} probe rows emitted, and at least one every {@value
  * #MAX_UPDATE_GAP_MILLIS} ms so that the build watermark keeps moving when the probe side is slow
  * or stopped.
+ *
+ * <p>As a topic's partitions, the keys of a subtask are a split ({@link Share}) that the enumerator
+ * assigns to that subtask when it registers, and each reader publishes Flink's {@code
+ * pendingRecords} gauge: the snapshot rows it has not emitted yet, 0 from then on, since updates
+ * are made as they are emitted. With {@code
+ * table.exec.lateral-snapshot.load-completed-on-caught-up} the library reads them as it reads a
+ * Kafka source's, and the source reports a backlog until every reader has emitted its snapshot.
+ * Without a split, a reader would take the library's path for an empty topic instead (caught up the
+ * first time it has nothing to read), which is not the one a Kafka source's reader takes.
  */
-final class BuildSource extends NoSplitSource<RowData> {
+final class BuildSource implements Source<RowData, BuildSource.Share, Void> {
 
     private static final long serialVersionUID = 1L;
 
@@ -52,8 +70,34 @@ final class BuildSource extends NoSplitSource<RowData> {
     }
 
     @Override
-    public SourceReader<RowData, NoSplit> createReader(SourceReaderContext context) {
-        return new Reader(BenchRun.get(runId), context.getIndexOfSubtask());
+    public Boundedness getBoundedness() {
+        return Boundedness.CONTINUOUS_UNBOUNDED;
+    }
+
+    @Override
+    public SplitEnumerator<Share, Void> createEnumerator(SplitEnumeratorContext<Share> context) {
+        return new Enumerator(context);
+    }
+
+    @Override
+    public SplitEnumerator<Share, Void> restoreEnumerator(
+            SplitEnumeratorContext<Share> context, Void checkpoint) {
+        return new Enumerator(context);
+    }
+
+    @Override
+    public SimpleVersionedSerializer<Share> getSplitSerializer() {
+        return new ShareSerializer();
+    }
+
+    @Override
+    public SimpleVersionedSerializer<Void> getEnumeratorCheckpointSerializer() {
+        return new NothingSerializer();
+    }
+
+    @Override
+    public SourceReader<RowData, Share> createReader(SourceReaderContext context) {
+        return new Reader(BenchRun.get(runId), context);
     }
 
     static double rate(long key, int version) {
@@ -73,22 +117,109 @@ final class BuildSource extends NoSplitSource<RowData> {
                 TimestampData.fromEpochMillis(millis));
     }
 
-    private static final class Reader extends GeneratingReader {
+    /** The keys of one subtask. The benchmark never restores, so it carries no position. */
+    static final class Share implements SourceSplit {
+        final int subtask;
+
+        Share(int subtask) {
+            this.subtask = subtask;
+        }
+
+        @Override
+        public String splitId() {
+            return "keys-" + subtask;
+        }
+    }
+
+    /** Assigns each subtask its share of the keys when it registers, as its only split. */
+    private static final class Enumerator implements SplitEnumerator<Share, Void> {
+        private final SplitEnumeratorContext<Share> context;
+
+        Enumerator(SplitEnumeratorContext<Share> context) {
+            this.context = context;
+        }
+
+        @Override
+        public void start() {}
+
+        @Override
+        public void addReader(int subtaskId) {
+            context.assignSplit(new Share(subtaskId), subtaskId);
+        }
+
+        @Override
+        public void handleSplitRequest(int subtaskId, @Nullable String requesterHostname) {}
+
+        @Override
+        public void addSplitsBack(List<Share> splits, int subtaskId) {}
+
+        @Override
+        public Void snapshotState(long checkpointId) {
+            return null;
+        }
+
+        @Override
+        public void close() {}
+    }
+
+    private static final class ShareSerializer implements SimpleVersionedSerializer<Share> {
+        @Override
+        public int getVersion() {
+            return 1;
+        }
+
+        @Override
+        public byte[] serialize(Share share) {
+            return ByteBuffer.allocate(Integer.BYTES).putInt(share.subtask).array();
+        }
+
+        @Override
+        public Share deserialize(int version, byte[] serialized) {
+            return new Share(ByteBuffer.wrap(serialized).getInt());
+        }
+    }
+
+    /** The enumerator keeps no state. */
+    private static final class NothingSerializer implements SimpleVersionedSerializer<Void> {
+        @Override
+        public int getVersion() {
+            return 1;
+        }
+
+        @Override
+        public byte[] serialize(Void nothing) {
+            return new byte[0];
+        }
+
+        @Override
+        public Void deserialize(int version, byte[] serialized) {
+            return null;
+        }
+    }
+
+    private static final class Reader extends GeneratingReader<Share> {
         private final BenchRun run;
+        private final SourceReaderContext context;
         private final int subtask;
         private final int parallelism;
         private final int owned;
         private final int[] versions;
         private final long[] times;
         private final SplittableRandom random;
-        private int snapshotEmitted;
+        private final CompletableFuture<Void> shareAssigned = new CompletableFuture<>();
+        @Nullable private Share share;
+
+        /** Read by the metric reporter's thread through the pendingRecords gauge. */
+        private volatile int snapshotEmitted;
+
         private long updates;
         private long updatesStartMillis;
         private long lastMillis;
 
-        Reader(BenchRun run, int subtask) {
+        Reader(BenchRun run, SourceReaderContext context) {
             this.run = run;
-            this.subtask = subtask;
+            this.context = context;
+            this.subtask = context.getIndexOfSubtask();
             this.parallelism = run.parallelism;
             this.owned = (run.buildKeys - subtask + parallelism - 1) / parallelism;
             this.versions = new int[owned];
@@ -97,7 +228,21 @@ final class BuildSource extends NoSplitSource<RowData> {
         }
 
         @Override
+        public void start() {
+            context.metricGroup().setPendingRecordsGauge(() -> (long) (owned - snapshotEmitted));
+        }
+
+        @Override
+        public void addSplits(List<Share> splits) {
+            share = splits.get(0);
+            shareAssigned.complete(null);
+        }
+
+        @Override
         public InputStatus pollNext(ReaderOutput<RowData> output) {
+            if (share == null) {
+                return waitFor(shareAssigned);
+            }
             if (snapshotEmitted < owned) {
                 int end = Math.min(owned, snapshotEmitted + BATCH);
                 for (int j = snapshotEmitted; j < end; j++) {
@@ -138,6 +283,11 @@ final class BuildSource extends NoSplitSource<RowData> {
             }
             updates += n;
             return InputStatus.MORE_AVAILABLE;
+        }
+
+        @Override
+        public List<Share> snapshotState(long checkpointId) {
+            return share == null ? List.of() : List.of(share);
         }
     }
 }

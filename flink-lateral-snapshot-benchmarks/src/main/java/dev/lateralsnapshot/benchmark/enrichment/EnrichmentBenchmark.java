@@ -36,10 +36,11 @@ import java.util.stream.Collectors;
  * same generated data, one job after another in one JVM on an embedded Flink. See {@code README.md}
  * of this module and {@code docs/benchmarks.md}.
  *
- * <p>Options ({@code --name=value}): {@code --plan=default|quick|targets|broadcast|report}, {@code
- * --rounds=N} (all groups), {@code --only=TOKENS} (comma-separated; a run is kept when, for each
- * kind of token given, it matches one: group letters A-I, contenders P0..P5RB, backends
- * heap/rocksdb, modes throughput/latency/load), and the knobs of {@link Settings}.
+ * <p>Options ({@code --name=value}): {@code
+ * --plan=default|quick|targets|broadcast|backlog-checkpoints|report}, {@code --rounds=N} (all
+ * groups), {@code --only=TOKENS} (comma-separated; a run is kept when, for each kind of token
+ * given, it matches one: group letters A-J, contenders P0..P5RB, backends heap/rocksdb, modes
+ * throughput/latency/load/caught_up), and the knobs of {@link Settings}.
  */
 public final class EnrichmentBenchmark {
 
@@ -55,6 +56,12 @@ public final class EnrichmentBenchmark {
 
         /** The parallelism of its jobs; 0 for the one of the settings. */
         final int parallelism;
+
+        /** The backends its stateful contenders run on. */
+        final List<Backend> backends;
+
+        /** The intervals during the backlog that each run is made with, in seconds; 0 for none. */
+        final List<Integer> intervalsDuringBacklog;
 
         Group(
                 String id,
@@ -76,7 +83,33 @@ public final class EnrichmentBenchmark {
                 int rounds,
                 String why,
                 int parallelism) {
+            this(
+                    id,
+                    scenario,
+                    mode,
+                    contenders,
+                    heapOnly,
+                    rounds,
+                    why,
+                    parallelism,
+                    List.of(Backend.values()),
+                    List.of(0));
+        }
+
+        Group(
+                String id,
+                String scenario,
+                Mode mode,
+                List<Contender> contenders,
+                Set<Contender> heapOnly,
+                int rounds,
+                String why,
+                int parallelism,
+                List<Backend> backends,
+                List<Integer> intervalsDuringBacklog) {
             this.parallelism = parallelism;
+            this.backends = backends;
+            this.intervalsDuringBacklog = intervalsDuringBacklog;
             this.id = id;
             this.scenario = Scenario.parse(scenario);
             this.mode = mode;
@@ -90,21 +123,24 @@ public final class EnrichmentBenchmark {
         List<RunSpec> round(int round, Settings settings) {
             List<RunSpec> specs = new ArrayList<>();
             for (Contender contender : contenders) {
-                for (Backend backend : Backend.values()) {
+                for (Backend backend : backends) {
                     boolean stateless = !contender.usesState || heapOnly.contains(contender);
                     if (backend == Backend.ROCKSDB && stateless) {
                         continue;
                     }
-                    RunSpec spec =
-                            new RunSpec(
-                                    scenario,
-                                    mode,
-                                    contender,
-                                    backend,
-                                    round,
-                                    parallelism(settings));
-                    if (selected(spec, settings)) {
-                        specs.add(spec);
+                    for (int intervalDuringBacklog : intervalsDuringBacklog) {
+                        RunSpec spec =
+                                new RunSpec(
+                                        scenario,
+                                        mode,
+                                        contender,
+                                        backend,
+                                        round,
+                                        parallelism(settings),
+                                        intervalDuringBacklog);
+                        if (selected(spec, settings)) {
+                            specs.add(spec);
+                        }
                     }
                 }
             }
@@ -279,6 +315,24 @@ public final class EnrichmentBenchmark {
                                 "a range condition over 1,000 bands: hashed on one subtask against"
                                         + " broadcast at parallelism 2",
                                 2));
+            case "backlog-checkpoints":
+                return List.of(
+                        new Group(
+                                "J",
+                                BacklogCheckpointsTable.SCENARIO,
+                                Mode.CAUGHT_UP,
+                                List.of(Contender.P5U),
+                                Set.of(),
+                                r3,
+                                "a load that the build source's backlog ends, with the probe rows"
+                                        + " buffered meanwhile: a checkpoint every "
+                                        + settings.checkpointIntervalSeconds
+                                        + " s throughout, and the same with "
+                                        + settings.intervalDuringBacklogSeconds
+                                        + " s during the backlog",
+                                0,
+                                List.of(Backend.ROCKSDB),
+                                List.of(0, settings.intervalDuringBacklogSeconds)));
             case "quick":
                 return List.of(
                         new Group(
@@ -372,7 +426,9 @@ public final class EnrichmentBenchmark {
         meta.duration = Duration.ofNanos(System.nanoTime() - startNanos);
         meta.loadAfter = RunMeta.loadAverage();
         meta.write(settings.workDir, settings);
-        if (settings.writeDocs && !settings.plan.equals("broadcast")) {
+        boolean ownTable =
+                settings.plan.equals("broadcast") || settings.plan.equals("backlog-checkpoints");
+        if (settings.writeDocs && !ownTable) {
             Report.write(settings, RunMeta.read(settings.workDir), results);
         }
         String ratios = TargetsSection.ratios(results);
@@ -384,13 +440,7 @@ public final class EnrichmentBenchmark {
         String broadcast = BroadcastTable.of(results);
         if (!broadcast.isEmpty()) {
             System.out.println();
-            System.out.printf(
-                    "Broadcast build side (heap; 1-minute load average %.2f before, %.2f to %.2f"
-                            + " during, %.2f after):%n",
-                    meta.loadBefore,
-                    meta.loads.stream().mapToDouble(Double::doubleValue).min().orElse(Double.NaN),
-                    meta.loads.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN),
-                    meta.loadAfter);
+            System.out.printf("Broadcast build side (heap; %s):%n", loads(meta));
             System.out.print(broadcast);
             if (settings.writeDocs && settings.plan.equals("broadcast")) {
                 // benchmarks.md is the report of a whole default run, rewritten from its results;
@@ -400,8 +450,30 @@ public final class EnrichmentBenchmark {
                                 + " 'When to choose broadcast' of docs/operations.md.");
             }
         }
+        String backlog = BacklogCheckpointsTable.of(results);
+        if (!backlog.isEmpty()) {
+            System.out.println();
+            System.out.printf("Checkpoints during the load (%s):%n", loads(meta));
+            System.out.print(backlog);
+            if (settings.writeDocs && settings.plan.equals("backlog-checkpoints")) {
+                // As for the broadcast plan: a comparison of two settings, not of the joins.
+                System.out.println(
+                        "--plan=backlog-checkpoints writes no docs: its table goes into the section"
+                                + " 'Checkpoints during the load' of docs/benchmarks-notes.md.");
+            }
+        }
         System.out.printf("Done in %.1f min.%n", meta.duration.toSeconds() / 60.0);
         System.exit(0);
+    }
+
+    /** How loaded the machine was around the run, for the tables printed at its end. */
+    private static String loads(RunMeta meta) {
+        return String.format(
+                "1-minute load average %.2f before, %.2f to %.2f during, %.2f after",
+                meta.loadBefore,
+                meta.loads.stream().mapToDouble(Double::doubleValue).min().orElse(Double.NaN),
+                meta.loads.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN),
+                meta.loadAfter);
     }
 
     /** One unreported run each of P0 and P5 (heap) to warm the JVM's shared code paths. */

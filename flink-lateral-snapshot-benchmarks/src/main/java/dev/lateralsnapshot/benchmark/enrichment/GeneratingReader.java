@@ -14,9 +14,9 @@
 
 package dev.lateralsnapshot.benchmark.enrichment;
 
-import dev.lateralsnapshot.testutils.connectors.NoSplitSource;
-
 import org.apache.flink.api.connector.source.ReaderOutput;
+import org.apache.flink.api.connector.source.SourceReader;
+import org.apache.flink.api.connector.source.SourceSplit;
 import org.apache.flink.core.io.InputStatus;
 import org.apache.flink.table.data.RowData;
 
@@ -24,21 +24,27 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A reader of one of the benchmark's generator sources, which are {@link NoSplitSource}s: every
- * subtask generates its own share of the rows, never finishes by itself (the driver cancels the
- * job), and keeps no state, as the benchmark never restores. Subclasses implement {@link
- * #pollNext}.
+ * A reader of one of the benchmark's generator sources: every subtask generates its own share of
+ * the rows, never finishes by itself (the driver cancels the job), and keeps nothing but its splits
+ * in a checkpoint, as the benchmark never restores. Subclasses implement {@link #pollNext} and what
+ * the reader does with splits.
  */
-abstract class GeneratingReader extends NoSplitSource.Reader<RowData> {
+abstract class GeneratingReader<SplitT extends SourceSplit>
+        implements SourceReader<RowData, SplitT> {
 
     private CompletableFuture<Void> available = CompletableFuture.completedFuture(null);
 
     /** Returns NOTHING_AVAILABLE and makes the reader available again after a pause. */
     final InputStatus pause(long millis) {
         CompletableFuture<Void> future = new CompletableFuture<>();
-        available = future;
         CompletableFuture.delayedExecutor(millis, TimeUnit.MILLISECONDS)
                 .execute(() -> future.complete(null));
+        return waitFor(future);
+    }
+
+    /** Returns NOTHING_AVAILABLE and makes the reader available again when the future completes. */
+    final InputStatus waitFor(CompletableFuture<Void> future) {
+        available = future;
         return InputStatus.NOTHING_AVAILABLE;
     }
 
@@ -49,4 +55,13 @@ abstract class GeneratingReader extends NoSplitSource.Reader<RowData> {
     public CompletableFuture<Void> isAvailable() {
         return available;
     }
+
+    @Override
+    public void start() {}
+
+    @Override
+    public void notifyNoMoreSplits() {}
+
+    @Override
+    public void close() {}
 }

@@ -70,6 +70,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.CURRENT_PHASE;
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.LOAD_COMPLETED_REASON;
+import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.LOAD_PHASE_DURATION_MS;
 import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.NUM_PROBE_SIDE_RECORDS_BUFFERED;
 import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.NUM_UNMATCHED_PROBE_RECORDS;
 import static org.apache.flink.table.api.Expressions.$;
@@ -117,7 +119,7 @@ final class JobRunner implements AutoCloseable {
 
     RunResult run(RunSpec spec, ProbeKeys keys) {
         String id = "r" + (++runs);
-        long loadRows = spec.mode == Mode.LOAD ? settings.loadRows : 0;
+        long loadRows = spec.mode.holdsLoadPhase() ? settings.loadRows : 0;
         long fixedRate =
                 spec.mode == Mode.LATENCY
                         ? settings.fixedRate
@@ -132,6 +134,7 @@ final class JobRunner implements AutoCloseable {
                         fixedRate,
                         loadRows,
                         settings.minLoadSeconds * 1000L,
+                        spec.mode == Mode.CAUGHT_UP,
                         spec.contender != Contender.P0 && spec.contender != Contender.P4);
         RunResult result = new RunResult(spec);
         JobID job = null;
@@ -176,6 +179,11 @@ final class JobRunner implements AutoCloseable {
         job.set(
                 CheckpointingOptions.CHECKPOINTING_INTERVAL,
                 Duration.ofSeconds(settings.checkpointIntervalSeconds));
+        if (spec.intervalDuringBacklogSeconds > 0) {
+            job.set(
+                    CheckpointingOptions.CHECKPOINTING_INTERVAL_DURING_BACKLOG,
+                    Duration.ofSeconds(spec.intervalDuringBacklogSeconds));
+        }
         job.set(CoreOptions.DEFAULT_PARALLELISM, spec.parallelism);
         job.set(ExecutionOptions.RUNTIME_MODE, RuntimeExecutionMode.STREAMING);
         job.set(PipelineOptions.OBJECT_REUSE, settings.objectReuse);
@@ -198,6 +206,9 @@ final class JobRunner implements AutoCloseable {
                         : StreamTableEnvironment.create(env, EnvironmentSettings.inStreamingMode());
         if (spec.contender == Contender.P0) {
             tEnv.getConfig().set("table.exec.sink.keyed-shuffle", "FORCE");
+        }
+        if (spec.mode == Mode.CAUGHT_UP) {
+            tEnv.getConfig().set(LateralSnapshotOptions.LOAD_COMPLETED_ON_CAUGHT_UP, true);
         }
         if (spec.contender.broadcast()) {
             tEnv.getConfig()
@@ -334,7 +345,7 @@ final class JobRunner implements AutoCloseable {
                                     + settings.startTimeoutSeconds
                                     + " s (build snapshot not loaded?)");
                 }
-            } else if (spec.mode == Mode.LOAD && !run.flipped) {
+            } else if (spec.mode.holdsLoadPhase() && !run.flipped) {
                 List<Long> phases = joinMetric(job, CURRENT_PHASE);
                 long buffered =
                         joinMetric(job, NUM_PROBE_SIDE_RECORDS_BUFFERED).stream()
@@ -347,8 +358,14 @@ final class JobRunner implements AutoCloseable {
                     sinkAtFlip = run.sinkTotal();
                     run.flipped = true;
                 }
-                if (now - run.probeStartNanos
-                        > TimeUnit.SECONDS.toNanos(settings.minLoadSeconds + 120)) {
+                // A held load phase lasts minLoadSeconds once the snapshot is loaded, within the
+                // start timeout; one that the backlog ends includes the snapshot's load.
+                long flipLimitSeconds =
+                        (spec.mode == Mode.CAUGHT_UP
+                                        ? settings.startTimeoutSeconds
+                                        : settings.minLoadSeconds)
+                                + 120;
+                if (now - run.probeStartNanos > TimeUnit.SECONDS.toNanos(flipLimitSeconds)) {
                     throw new IllegalStateException("The join did not flip to the join phase.");
                 }
             } else {
@@ -377,7 +394,7 @@ final class JobRunner implements AutoCloseable {
                     break;
                 }
             }
-            Thread.sleep(spec.mode == Mode.LOAD && !run.flipped ? 2 : 100);
+            Thread.sleep(spec.mode.holdsLoadPhase() && !run.flipped ? 2 : 100);
         }
         run.stopNanos = System.nanoTime();
         run.stop = true;
@@ -403,6 +420,9 @@ final class JobRunner implements AutoCloseable {
         if (spec.contender.isSnapshot()) {
             joinShares(job, result);
         }
+        if (spec.mode.holdsLoadPhase()) {
+            loadPhaseEnd(job, result);
+        }
 
         // State at the end: a full checkpoint now.
         long checkpointId = -1;
@@ -424,6 +444,7 @@ final class JobRunner implements AutoCloseable {
                 stats.getCounts().getNumberOfFailedCheckpoints() - Math.max(0, failedAtStart);
         long loadOk = 0;
         long loadFailed = 0;
+        long loadCheckpointed = 0;
         for (AbstractCheckpointStats checkpoint : stats.getHistory().getCheckpoints()) {
             if (settings.verbose) {
                 System.out.printf(
@@ -449,6 +470,7 @@ final class JobRunner implements AutoCloseable {
                 if (checkpoint.getStatus() == CheckpointStatsStatus.COMPLETED
                         && checkpoint.getLatestAckTimestamp() <= flipMillis) {
                     loadOk++;
+                    loadCheckpointed += checkpoint.getCheckpointedSize();
                 } else if (checkpoint.getStatus() == CheckpointStatsStatus.FAILED) {
                     loadFailed++;
                 }
@@ -459,11 +481,12 @@ final class JobRunner implements AutoCloseable {
         result.probeRows = stopProbe;
         result.sinkRows = run.sinkTotal();
         long windowStart;
-        if (spec.mode == Mode.LOAD) {
+        if (spec.mode.holdsLoadPhase()) {
             result.bufferedAtFlip = maxBuffered;
             result.loadPhaseSeconds = (flipMillis - submitMillis) / 1e3;
             result.loadCheckpointsCompleted = loadOk;
             result.loadCheckpointsFailed = loadFailed;
+            result.loadCheckpointedBytes = loadCheckpointed;
             long drainEnd = 0;
             int flipBucket =
                     (int) ((flipNanos - run.originNanos) / SinkStats.DRAIN_BUCKET_NANOS) - 1;
@@ -567,6 +590,20 @@ final class JobRunner implements AutoCloseable {
             result.joinSubtasks = subtasks;
             result.maxJoinShare = (double) max / total;
         }
+    }
+
+    /**
+     * How long the join's load phase lasted and why it ended, by its gauges: the longest of its
+     * subtasks, and the reason if all of them give the same one (else -1).
+     */
+    private static void loadPhaseEnd(JobID job, RunResult result) {
+        List<Long> reasons = joinMetric(job, LOAD_COMPLETED_REASON);
+        result.loadCompletedReason = reasons.stream().distinct().count() == 1 ? reasons.get(0) : -1;
+        result.loadPhaseGaugeMillis =
+                joinMetric(job, LOAD_PHASE_DURATION_MS).stream()
+                        .mapToLong(Long::longValue)
+                        .max()
+                        .orElse(-1);
     }
 
     private long failedCheckpoints(JobID job) throws Exception {

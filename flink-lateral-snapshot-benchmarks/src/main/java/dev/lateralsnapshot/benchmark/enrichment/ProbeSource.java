@@ -24,6 +24,8 @@ import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.TimestampData;
 
+import java.util.List;
+
 /**
  * The probe (fact) stream: append-only rows {@code (seq BIGINT, k BIGINT, amount DOUBLE, ts
  * TIMESTAMP_LTZ(3), src_nanos BIGINT)}. Subtask {@code i} of {@code p} emits the rows {@code seq =
@@ -52,7 +54,7 @@ final class ProbeSource extends NoSplitSource<RowData> {
         return new Reader(BenchRun.get(runId), context.getIndexOfSubtask());
     }
 
-    private static final class Reader extends GeneratingReader {
+    private static final class Reader extends GeneratingReader<NoSplit> {
         private final BenchRun run;
         private final int subtask;
         private final int parallelism;
@@ -77,7 +79,7 @@ final class ProbeSource extends NoSplitSource<RowData> {
             if (run.stop) {
                 return pause(10);
             }
-            if (!run.snapshotsDone()) {
+            if (!run.probeMayStart()) {
                 return pause(1);
             }
             long n = BATCH;
@@ -122,6 +124,16 @@ final class ProbeSource extends NoSplitSource<RowData> {
             }
             run.probeEmitted(subtask, emitted);
             return InputStatus.MORE_AVAILABLE;
+        }
+
+        @Override
+        public List<NoSplit> snapshotState(long checkpointId) {
+            return List.of();
+        }
+
+        @Override
+        public void addSplits(List<NoSplit> splits) {
+            throw new UnsupportedOperationException("A source without splits has none.");
         }
     }
 }

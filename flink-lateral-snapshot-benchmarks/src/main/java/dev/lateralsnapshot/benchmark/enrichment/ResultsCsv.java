@@ -35,6 +35,9 @@ final class ResultsCsv {
     /** The column of {@link RunResult#csvHeader()} that holds the parallelism. */
     private static final int PARALLELISM_COLUMN = 32;
 
+    /** The column that holds the interval during the backlog, the first of the last four. */
+    private static final int BACKLOG_COLUMN = 36;
+
     private ResultsCsv() {}
 
     static List<RunResult> read(Path csv) throws IOException {
@@ -54,7 +57,11 @@ final class ResultsCsv {
                             Contender.valueOf(f.get(2)),
                             Backend.valueOf(f.get(3)),
                             Integer.parseInt(f.get(4)),
-                            parallelism);
+                            parallelism,
+                            // Results written before the column existed set no such interval.
+                            f.size() > BACKLOG_COLUMN
+                                    ? Integer.parseInt(f.get(BACKLOG_COLUMN))
+                                    : 0);
             RunResult r = new RunResult(spec);
             r.error = f.get(5).isEmpty() ? null : f.get(5);
             int i = 6;
@@ -94,6 +101,12 @@ final class ResultsCsv {
                 r.joinSubtasks = Integer.parseInt(f.get(i++));
                 r.maxJoinShare = Double.parseDouble(f.get(i++));
                 r.joinedRate = Double.parseDouble(f.get(i));
+            }
+            i = BACKLOG_COLUMN + 1;
+            if (i + 2 < f.size()) {
+                r.loadCheckpointedBytes = Long.parseLong(f.get(i++));
+                r.loadPhaseGaugeMillis = Long.parseLong(f.get(i++));
+                r.loadCompletedReason = Long.parseLong(f.get(i));
             }
             results.add(r);
         }

@@ -66,6 +66,15 @@ final class RunResult {
     /** Checkpoints that completed between the flip and the last buffered row at the sink. */
     long drainCheckpointsCompleted = -1;
 
+    /** What the checkpoints completed in the load phase wrote, together. */
+    long loadCheckpointedBytes = -1;
+
+    /** The join's gauge {@code loadPhaseDurationMs}, the longest of its subtasks. */
+    long loadPhaseGaugeMillis = -1;
+
+    /** The join's gauge {@code loadCompletedReason}; -1 when its subtasks differ. */
+    long loadCompletedReason = -1;
+
     // ---- LATERAL SNAPSHOT runs ----
     /** The subtasks of the join that joined probe rows; 0 when not measured. */
     int joinSubtasks;
@@ -88,7 +97,8 @@ final class RunResult {
                 + "checkpoints_failed,peak_heap_used,peak_heap_after_gc,buffered_at_flip,"
                 + "load_phase_s,load_checkpoints_completed,load_checkpoints_failed,drain_ms,"
                 + "drain_rate,checkpoint_failure,drain_checkpoints_completed,parallelism,"
-                + "join_subtasks,max_join_share,joined_rate";
+                + "join_subtasks,max_join_share,joined_rate,interval_during_backlog_s,"
+                + "load_checkpointed_bytes,load_phase_gauge_ms,load_completed_reason";
     }
 
     String csv() {
@@ -131,7 +141,11 @@ final class RunResult {
                 String.valueOf(spec.parallelism),
                 String.valueOf(joinSubtasks),
                 String.valueOf(maxJoinShare),
-                String.valueOf(joinedRate));
+                String.valueOf(joinedRate),
+                String.valueOf(spec.intervalDuringBacklogSeconds),
+                String.valueOf(loadCheckpointedBytes),
+                String.valueOf(loadPhaseGaugeMillis),
+                String.valueOf(loadCompletedReason));
     }
 
     @Override
@@ -169,7 +183,7 @@ final class RunResult {
                             maxJoinShare * 100,
                             (double) sinkRows / probeRows));
         }
-        if (spec.mode == RunSpec.Mode.LOAD) {
+        if (spec.mode.holdsLoadPhase()) {
             s.append(
                     String.format(
                             " | load %.1f s, buffered %d, checkpoints in load %d ok/%d failed,"
@@ -181,6 +195,13 @@ final class RunResult {
                             drainMillis,
                             drainRate / 1e6,
                             drainCheckpointsCompleted));
+            s.append(
+                    String.format(
+                            " | load phase %d ms by its gauge, reason %d, %s written by its"
+                                    + " checkpoints",
+                            loadPhaseGaugeMillis,
+                            loadCompletedReason,
+                            Format.bytes(loadCheckpointedBytes)));
         }
         return s.toString();
     }

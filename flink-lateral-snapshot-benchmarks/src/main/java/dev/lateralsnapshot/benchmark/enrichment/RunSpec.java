@@ -36,7 +36,19 @@ final class RunSpec {
         /** A fixed probe rate below every contender's saturation; latency. */
         LATENCY,
         /** LATERAL SNAPSHOT only: a held load phase with buffered probe rows, then the flip. */
-        LOAD
+        LOAD,
+        /**
+         * LATERAL SNAPSHOT only, with {@code
+         * table.exec.lateral-snapshot.load-completed-on-caught-up}: the probe rows are buffered
+         * while the build snapshot loads, and the load phase ends when the build source's backlog
+         * does, once every reader has emitted its snapshot.
+         */
+        CAUGHT_UP;
+
+        /** Whether the run has a load phase with buffered probe rows, and measures its flip. */
+        boolean holdsLoadPhase() {
+            return this == LOAD || this == CAUGHT_UP;
+        }
     }
 
     /** A data scenario: the probe key distribution and the number of build keys. */
@@ -80,6 +92,13 @@ final class RunSpec {
     /** The job's default parallelism: of the sources, and of the join unless it runs on one. */
     final int parallelism;
 
+    /**
+     * Flink's {@code execution.checkpointing.interval-during-backlog} in seconds, the checkpoint
+     * interval while a source reports a backlog; 0 to leave it unset, so that the job checkpoints
+     * at its one interval throughout.
+     */
+    final int intervalDuringBacklogSeconds;
+
     RunSpec(
             Scenario scenario,
             Mode mode,
@@ -87,12 +106,24 @@ final class RunSpec {
             Backend backend,
             int round,
             int parallelism) {
+        this(scenario, mode, contender, backend, round, parallelism, 0);
+    }
+
+    RunSpec(
+            Scenario scenario,
+            Mode mode,
+            Contender contender,
+            Backend backend,
+            int round,
+            int parallelism,
+            int intervalDuringBacklogSeconds) {
         this.scenario = scenario;
         this.mode = mode;
         this.contender = contender;
         this.backend = backend;
         this.round = round;
         this.parallelism = parallelism;
+        this.intervalDuringBacklogSeconds = intervalDuringBacklogSeconds;
     }
 
     String label() {
@@ -105,6 +136,9 @@ final class RunSpec {
                 + backend.label
                 + "/p"
                 + parallelism
+                + (intervalDuringBacklogSeconds > 0
+                        ? "/backlog-checkpoints-" + intervalDuringBacklogSeconds + "s"
+                        : "")
                 + "/r"
                 + round;
     }

@@ -14,8 +14,6 @@
 
 package dev.lateralsnapshot.benchmark.enrichment;
 
-import dev.lateralsnapshot.benchmark.enrichment.RunSpec.Mode;
-
 import java.util.List;
 import java.util.Locale;
 
@@ -69,7 +67,7 @@ final class RunsSection {
 
     private static String note(RunResult r) {
         return (r.timeBounded ? "time-bounded" : "")
-                + (r.spec.mode == Mode.LOAD
+                + (r.spec.mode.holdsLoadPhase()
                         ? String.format(
                                 Locale.ROOT,
                                 "buffered %,d, drain %.0f ms",

@@ -67,8 +67,23 @@ final class Settings {
     int postFlipSeconds = 12;
     int postDrainWarmupSeconds = 2;
 
-    /** How often each job checkpoints. */
-    int checkpointIntervalSeconds = 10;
+    /**
+     * How often each job checkpoints, in seconds; -1 for the plan's (10 s, and {@value
+     * #BACKLOG_CHECKPOINT_INTERVAL_SECONDS} s for {@code --plan=backlog-checkpoints}).
+     */
+    int checkpointIntervalSeconds = -1;
+
+    /**
+     * The checkpoint interval of {@code --plan=backlog-checkpoints} without an interval during the
+     * backlog: short, so that a load of half a minute has many checkpoints to lose or keep.
+     */
+    static final int BACKLOG_CHECKPOINT_INTERVAL_SECONDS = 1;
+
+    /**
+     * The interval during the backlog that {@code --plan=backlog-checkpoints} compares with none:
+     * longer than the load, so that it takes no checkpoint once the backlog has begun.
+     */
+    int intervalDuringBacklogSeconds = 60;
 
     int startTimeoutSeconds = 180;
     int checkpointTimeoutSeconds = 180;
@@ -164,6 +179,9 @@ final class Settings {
                 case "checkpoint-interval-seconds":
                     s.checkpointIntervalSeconds = Integer.parseInt(value);
                     break;
+                case "interval-during-backlog-seconds":
+                    s.intervalDuringBacklogSeconds = Integer.parseInt(value);
+                    break;
                 case "work-dir":
                     s.workDir = Paths.get(value);
                     break;
@@ -185,6 +203,10 @@ final class Settings {
         }
         if (s.probeLeadRows < 0) {
             s.probeLeadRows = s.plan.equals("broadcast") ? BROADCAST_PROBE_LEAD_ROWS : 0;
+        }
+        if (s.checkpointIntervalSeconds < 0) {
+            s.checkpointIntervalSeconds =
+                    s.plan.equals("backlog-checkpoints") ? BACKLOG_CHECKPOINT_INTERVAL_SECONDS : 10;
         }
         return s;
     }
