@@ -33,7 +33,9 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * {@link #minLoadNanos} and the probe rows are buffered. A run whose load phase ends with the build
  * source's backlog ({@link #loadEndsWithBacklog}) starts the probe sources with the build sources,
  * so that their rows are buffered while the snapshot loads, and holds the build sources' current
- * changes until the driver has seen the flip, so that only the backlog can end the load phase.
+ * changes until the driver has seen the flip, so that only the backlog can end the load phase. A
+ * run with a bounded probe side ({@link #probeBounded}) emits its {@link #loadRows} probe rows and
+ * no more, as a backlog of facts that has been read to its end.
  */
 final class BenchRun {
 
@@ -66,6 +68,9 @@ final class BenchRun {
     /** The load phase ends with the build source's backlog, not when the driver lets it. */
     final boolean loadEndsWithBacklog;
 
+    /** The probe sources stop for good after {@link #loadRows}, not only until the flip. */
+    final boolean probeBounded;
+
     /** The time base of the sink's latency windows. */
     final long originNanos = System.nanoTime();
 
@@ -74,6 +79,7 @@ final class BenchRun {
 
     private final AtomicLongArray probeEmitted;
     private final AtomicInteger snapshotsDone = new AtomicInteger();
+    volatile long buildStartNanos;
     volatile long snapshotDoneNanos;
     volatile long probeStartNanos;
     volatile boolean stop;
@@ -92,6 +98,7 @@ final class BenchRun {
             long loadRows,
             long minLoadMillis,
             boolean loadEndsWithBacklog,
+            boolean probeBounded,
             boolean readsBuildSource) {
         this.id = id;
         this.readsBuildSource = readsBuildSource;
@@ -104,6 +111,7 @@ final class BenchRun {
         this.loadRows = loadRows;
         this.minLoadNanos = minLoadMillis * 1_000_000L;
         this.loadEndsWithBacklog = loadEndsWithBacklog;
+        this.probeBounded = probeBounded;
         this.probeEmitted = new AtomicLongArray(parallelism * PAD);
         this.sinkStats = new SinkStats[parallelism];
         for (int i = 0; i < parallelism; i++) {
@@ -163,6 +171,13 @@ final class BenchRun {
     }
 
     // ---- gates ----
+
+    /** A build subtask is about to emit its first snapshot row. */
+    synchronized void buildStarted() {
+        if (buildStartNanos == 0) {
+            buildStartNanos = System.nanoTime();
+        }
+    }
 
     void snapshotDone() {
         if (snapshotsDone.incrementAndGet() == parallelism) {

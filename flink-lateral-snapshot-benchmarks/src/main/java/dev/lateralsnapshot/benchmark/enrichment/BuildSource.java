@@ -244,6 +244,9 @@ final class BuildSource implements Source<RowData, BuildSource.Share, Void> {
                 return waitFor(shareAssigned);
             }
             if (snapshotEmitted < owned) {
+                if (snapshotEmitted == 0) {
+                    run.buildStarted();
+                }
                 int end = Math.min(owned, snapshotEmitted + BATCH);
                 for (int j = snapshotEmitted; j < end; j++) {
                     long key = subtask + (long) j * parallelism;

@@ -37,10 +37,10 @@ import java.util.stream.Collectors;
  * of this module and {@code docs/benchmarks.md}.
  *
  * <p>Options ({@code --name=value}): {@code
- * --plan=default|quick|targets|broadcast|backlog-checkpoints|report}, {@code --rounds=N} (all
+ * --plan=default|quick|targets|broadcast|backlog-checkpoints|scale|report}, {@code --rounds=N} (all
  * groups), {@code --only=TOKENS} (comma-separated; a run is kept when, for each kind of token
- * given, it matches one: group letters A-J, contenders P0..P5RB, backends heap/rocksdb, modes
- * throughput/latency/load/caught_up), and the knobs of {@link Settings}.
+ * given, it matches one: group letters A-K, contenders P0..P5RB, backends heap/rocksdb, modes
+ * throughput/latency/load/caught_up/scale), and the knobs of {@link Settings}.
  */
 public final class EnrichmentBenchmark {
 
@@ -333,6 +333,26 @@ public final class EnrichmentBenchmark {
                                 0,
                                 List.of(Backend.ROCKSDB),
                                 List.of(0, settings.intervalDuringBacklogSeconds)));
+            case "scale":
+                List<Group> sizes = new ArrayList<>();
+                for (int keys : settings.scaleKeys) {
+                    sizes.add(
+                            new Group(
+                                    ScaleTable.GROUP,
+                                    ScaleTable.scenario(keys),
+                                    Mode.SCALE,
+                                    List.of(Contender.P5U, Contender.P3),
+                                    Set.of(),
+                                    // Two rounds where a round takes minutes, one where it takes
+                                    // a quarter of an hour.
+                                    settings.rounds > 0
+                                            ? settings.rounds
+                                            : keys <= 1_000_000 ? 2 : 1,
+                                    "load-dominated: the build snapshot and a backlog of as many"
+                                            + " probe rows arriving while it loads, to the last"
+                                            + " joined row"));
+                }
+                return sizes;
             case "quick":
                 return List.of(
                         new Group(
@@ -402,11 +422,19 @@ public final class EnrichmentBenchmark {
                         double load = RunMeta.loadAverage();
                         meta.loads.add(load);
                         RunResult result;
-                        try {
-                            result = runner.run(spec, keys);
-                        } catch (RuntimeException | Error e) {
+                        String skip =
+                                ScaleTable.heapSkip(
+                                        spec, results, Runtime.getRuntime().maxMemory());
+                        if (skip != null) {
                             result = new RunResult(spec);
-                            result.error = JobRunner.rootMessage(e);
+                            result.error = skip;
+                        } else {
+                            try {
+                                result = runner.run(spec, keys);
+                            } catch (RuntimeException | Error e) {
+                                result = new RunResult(spec);
+                                result.error = JobRunner.rootMessage(e);
+                            }
                         }
                         results.add(result);
                         done++;
@@ -427,7 +455,9 @@ public final class EnrichmentBenchmark {
         meta.loadAfter = RunMeta.loadAverage();
         meta.write(settings.workDir, settings);
         boolean ownTable =
-                settings.plan.equals("broadcast") || settings.plan.equals("backlog-checkpoints");
+                settings.plan.equals("broadcast")
+                        || settings.plan.equals("backlog-checkpoints")
+                        || settings.plan.equals("scale");
         if (settings.writeDocs && !ownTable) {
             Report.write(settings, RunMeta.read(settings.workDir), results);
         }
@@ -460,6 +490,17 @@ public final class EnrichmentBenchmark {
                 System.out.println(
                         "--plan=backlog-checkpoints writes no docs: its table goes into the section"
                                 + " 'Checkpoints during the load' of docs/benchmarks-notes.md.");
+            }
+        }
+        String scale = ScaleTable.of(results);
+        if (!scale.isEmpty()) {
+            System.out.println();
+            System.out.printf("Scale: load-dominated runs (%s):%n", loads(meta));
+            System.out.print(scale);
+            if (settings.writeDocs && settings.plan.equals("scale")) {
+                System.out.println(
+                        "--plan=scale writes no docs: its tables go into the section 'Scale:"
+                                + " load-dominated runs' of docs/benchmarks-notes.md.");
             }
         }
         System.out.printf("Done in %.1f min.%n", meta.duration.toSeconds() / 60.0);

@@ -14,6 +14,7 @@
 
 package dev.lateralsnapshot.benchmark.enrichment;
 
+import dev.lateralsnapshot.benchmark.enrichment.RunSpec.Backend;
 import dev.lateralsnapshot.benchmark.enrichment.RunSpec.Mode;
 import dev.lateralsnapshot.config.LateralSnapshotOptions;
 import dev.lateralsnapshot.planner.delegation.LateralSnapshotPlannerFactory;
@@ -42,6 +43,7 @@ import org.apache.flink.runtime.jobmaster.JobResult;
 import org.apache.flink.runtime.metrics.MetricNames;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
+import org.apache.flink.state.rocksdb.RocksDBOptions;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.graph.StreamGraph;
 import org.apache.flink.table.api.EnvironmentSettings;
@@ -84,6 +86,9 @@ final class JobRunner implements AutoCloseable {
 
     static final long MIN_PROBE_ROWS = 10_000_000L;
 
+    /** How long the sink stays quiet before a scale run counts its last row as arrived. */
+    private static final long SCALE_QUIET_NANOS = 3_000_000_000L;
+
     private final Settings settings;
     private final MiniCluster cluster;
     private final HeapWatch heap = new HeapWatch();
@@ -119,7 +124,11 @@ final class JobRunner implements AutoCloseable {
 
     RunResult run(RunSpec spec, ProbeKeys keys) {
         String id = "r" + (++runs);
-        long loadRows = spec.mode.holdsLoadPhase() ? settings.loadRows : 0;
+        // A scale run's probe backlog has one row per build key.
+        long loadRows =
+                spec.mode == Mode.SCALE
+                        ? spec.scenario.buildKeys
+                        : spec.mode.holdsLoadPhase() ? settings.loadRows : 0;
         long fixedRate =
                 spec.mode == Mode.LATENCY
                         ? settings.fixedRate
@@ -134,18 +143,21 @@ final class JobRunner implements AutoCloseable {
                         fixedRate,
                         loadRows,
                         settings.minLoadSeconds * 1000L,
-                        spec.mode == Mode.CAUGHT_UP,
+                        spec.mode.loadEndsWithBacklog(),
+                        spec.mode == Mode.SCALE,
                         spec.contender != Contender.P0 && spec.contender != Contender.P4);
         RunResult result = new RunResult(spec);
         JobID job = null;
         Path checkpoints = work.resolve("checkpoints-" + id);
+        Path rocksDb = work.resolve("rocksdb-" + id);
         try {
-            StreamGraph graph = graph(spec, run, checkpoints);
+            StreamGraph graph = graph(spec, run, checkpoints, rocksDb);
             quiesce();
             heap.reset();
             long submitMillis = System.currentTimeMillis();
+            long submitNanos = System.nanoTime();
             job = cluster.submitJob(graph).get(60, TimeUnit.SECONDS).getJobID();
-            measure(spec, run, keys, job, result, submitMillis);
+            measure(spec, run, keys, job, result, submitMillis, submitNanos, rocksDb);
         } catch (Exception e) {
             result.error = rootMessage(e);
             System.err.println(spec.label() + " failed:");
@@ -167,11 +179,13 @@ final class JobRunner implements AutoCloseable {
             }
             run.close();
             deleteRecursively(checkpoints);
+            deleteRecursively(rocksDb);
         }
         return result;
     }
 
-    private StreamGraph graph(RunSpec spec, BenchRun run, Path checkpoints) throws IOException {
+    private StreamGraph graph(RunSpec spec, BenchRun run, Path checkpoints, Path rocksDb)
+            throws IOException {
         Configuration job = new Configuration();
         job.set(StateBackendOptions.STATE_BACKEND, spec.backend.configValue);
         job.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");
@@ -183,6 +197,10 @@ final class JobRunner implements AutoCloseable {
             job.set(
                     CheckpointingOptions.CHECKPOINTING_INTERVAL_DURING_BACKLOG,
                     Duration.ofSeconds(spec.intervalDuringBacklogSeconds));
+        }
+        if (spec.mode == Mode.SCALE && spec.backend == Backend.ROCKSDB) {
+            // A directory of the run's own, so that the size of RocksDB on disk can be measured.
+            job.set(RocksDBOptions.LOCAL_DIRECTORIES, rocksDb.toAbsolutePath().toString());
         }
         job.set(CoreOptions.DEFAULT_PARALLELISM, spec.parallelism);
         job.set(ExecutionOptions.RUNTIME_MODE, RuntimeExecutionMode.STREAMING);
@@ -207,7 +225,7 @@ final class JobRunner implements AutoCloseable {
         if (spec.contender == Contender.P0) {
             tEnv.getConfig().set("table.exec.sink.keyed-shuffle", "FORCE");
         }
-        if (spec.mode == Mode.CAUGHT_UP) {
+        if (spec.mode.loadEndsWithBacklog() && spec.contender.isSnapshot()) {
             tEnv.getConfig().set(LateralSnapshotOptions.LOAD_COMPLETED_ON_CAUGHT_UP, true);
         }
         if (spec.contender.broadcast()) {
@@ -308,7 +326,9 @@ final class JobRunner implements AutoCloseable {
             ProbeKeys keys,
             JobID job,
             RunResult result,
-            long submitMillis)
+            long submitMillis,
+            long submitNanos,
+            Path rocksDb)
             throws Exception {
         List<long[]> series = new ArrayList<>(); // {nanos, probe rows, sink rows}
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(settings.startTimeoutSeconds);
@@ -319,6 +339,8 @@ final class JobRunner implements AutoCloseable {
         long failedAtStart = -1;
         long sinkAtFlip = 0;
         long drainSeenNanos = 0;
+        long lastSink = -1;
+        long lastSinkChangeNanos = 0;
         double hitRate = keys.hitRate;
         while (true) {
             long now = System.nanoTime();
@@ -345,7 +367,7 @@ final class JobRunner implements AutoCloseable {
                                     + settings.startTimeoutSeconds
                                     + " s (build snapshot not loaded?)");
                 }
-            } else if (spec.mode.holdsLoadPhase() && !run.flipped) {
+            } else if (spec.flips() && !run.flipped) {
                 List<Long> phases = joinMetric(job, CURRENT_PHASE);
                 long buffered =
                         joinMetric(job, NUM_PROBE_SIDE_RECORDS_BUFFERED).stream()
@@ -361,17 +383,44 @@ final class JobRunner implements AutoCloseable {
                 // A held load phase lasts minLoadSeconds once the snapshot is loaded, within the
                 // start timeout; one that the backlog ends includes the snapshot's load.
                 long flipLimitSeconds =
-                        (spec.mode == Mode.CAUGHT_UP
+                        (spec.mode.loadEndsWithBacklog()
                                         ? settings.startTimeoutSeconds
                                         : settings.minLoadSeconds)
-                                + 120;
+                                + 120
+                                + scaleSlackSeconds(spec);
                 if (now - run.probeStartNanos > TimeUnit.SECONDS.toNanos(flipLimitSeconds)) {
                     throw new IllegalStateException("The join did not flip to the join phase.");
                 }
             } else {
                 double elapsed = (now - run.probeStartNanos) / 1e9;
                 boolean done;
-                if (spec.mode == Mode.THROUGHPUT) {
+                if (spec.mode == Mode.SCALE) {
+                    // The run ends with its last joined row: the sources have emitted everything,
+                    // the rows buffered at a flip have reached the sink, and then nothing has
+                    // arrived for a while. What remains after the sources is a drain (for
+                    // LATERAL SNAPSHOT) or the network buffers in flight, which never stall
+                    // that long unless the job is stuck.
+                    long sink = run.sinkTotal();
+                    if (sink != lastSink) {
+                        lastSink = sink;
+                        lastSinkChangeNanos = now;
+                    }
+                    boolean allOut =
+                            probe >= run.loadRows
+                                    && run.snapshotsDone()
+                                    && (spec.flips()
+                                            ? sink - sinkAtFlip >= 0.98 * hitRate * maxBuffered
+                                            : sink >= run.loadRows);
+                    done = allOut && now - lastSinkChangeNanos >= SCALE_QUIET_NANOS;
+                    if (!done
+                            && now - run.probeStartNanos
+                                    > TimeUnit.SECONDS.toNanos(
+                                            settings.startTimeoutSeconds
+                                                    + 120
+                                                    + scaleSlackSeconds(spec))) {
+                        throw new IllegalStateException("The job did not join every probe row.");
+                    }
+                } else if (spec.mode == Mode.THROUGHPUT) {
                     done =
                             (elapsed >= settings.minSeconds && probe >= MIN_PROBE_ROWS)
                                     || elapsed >= settings.maxSeconds;
@@ -394,7 +443,7 @@ final class JobRunner implements AutoCloseable {
                     break;
                 }
             }
-            Thread.sleep(spec.mode.holdsLoadPhase() && !run.flipped ? 2 : 100);
+            Thread.sleep(spec.flips() && !run.flipped ? 2 : 100);
         }
         run.stopNanos = System.nanoTime();
         run.stop = true;
@@ -420,8 +469,27 @@ final class JobRunner implements AutoCloseable {
         if (spec.contender.isSnapshot()) {
             joinShares(job, result);
         }
-        if (spec.mode.holdsLoadPhase()) {
+        if (spec.flips()) {
             loadPhaseEnd(job, result);
+        }
+        long lastRowMillis = Long.MAX_VALUE;
+        if (spec.mode == Mode.SCALE) {
+            long lastArrival = 0;
+            for (SinkStats sink : run.sinkStats) {
+                for (long arrival : sink.lastArrivalBySourceTime) {
+                    lastArrival = Math.max(lastArrival, arrival);
+                }
+            }
+            result.lastRowSeconds = (lastArrival - submitNanos) / 1e9;
+            lastRowMillis = submitMillis + Math.round(result.lastRowSeconds * 1e3);
+            result.buildRowsPerSecond =
+                    run.buildKeys / ((run.snapshotDoneNanos - run.buildStartNanos) / 1e9);
+            if (spec.backend == Backend.ROCKSDB) {
+                result.localStateBytes = sizeOnDisk(rocksDb);
+            }
+            result.scaleCheckpointsCompleted = 0;
+            result.scaleCheckpointedBytes = 0;
+            result.scaleCheckpointMaxMillis = 0;
         }
 
         // State at the end: a full checkpoint now.
@@ -466,6 +534,14 @@ final class JobRunner implements AutoCloseable {
                 result.checkpointFailure =
                         "checkpoint " + checkpoint.getCheckpointId() + ": " + message;
             }
+            if (spec.mode == Mode.SCALE
+                    && checkpoint.getStatus() == CheckpointStatsStatus.COMPLETED
+                    && checkpoint.getLatestAckTimestamp() <= lastRowMillis) {
+                result.scaleCheckpointsCompleted++;
+                result.scaleCheckpointedBytes += checkpoint.getCheckpointedSize();
+                result.scaleCheckpointMaxMillis =
+                        Math.max(result.scaleCheckpointMaxMillis, checkpoint.getEndToEndDuration());
+            }
             if (flipMillis > 0 && checkpoint.getTriggerTimestamp() < flipMillis) {
                 if (checkpoint.getStatus() == CheckpointStatsStatus.COMPLETED
                         && checkpoint.getLatestAckTimestamp() <= flipMillis) {
@@ -481,7 +557,7 @@ final class JobRunner implements AutoCloseable {
         result.probeRows = stopProbe;
         result.sinkRows = run.sinkTotal();
         long windowStart;
-        if (spec.mode.holdsLoadPhase()) {
+        if (spec.flips()) {
             result.bufferedAtFlip = maxBuffered;
             result.loadPhaseSeconds = (flipMillis - submitMillis) / 1e3;
             result.loadCheckpointsCompleted = loadOk;
@@ -604,6 +680,36 @@ final class JobRunner implements AutoCloseable {
                         .mapToLong(Long::longValue)
                         .max()
                         .orElse(-1);
+    }
+
+    /**
+     * Extra time a scale run may take to flip and to end, over the limits of the other runs: at
+     * least 10k build keys per second, slower than any contender loads them here.
+     */
+    private static long scaleSlackSeconds(RunSpec spec) {
+        return spec.mode == Mode.SCALE ? spec.scenario.buildKeys / 10_000 : 0;
+    }
+
+    /** The bytes of the files under a directory that a running job is writing to. */
+    private static long sizeOnDisk(Path dir) {
+        if (!Files.exists(dir)) {
+            return -1;
+        }
+        long bytes = 0;
+        try (Stream<Path> paths = Files.walk(dir)) {
+            for (Path path : (Iterable<Path>) paths::iterator) {
+                try {
+                    if (Files.isRegularFile(path)) {
+                        bytes += Files.size(path);
+                    }
+                } catch (IOException deleted) {
+                    // RocksDB removed the file (a compaction) while it was being counted.
+                }
+            }
+        } catch (IOException | java.io.UncheckedIOException e) {
+            return -1;
+        }
+        return bytes;
     }
 
     private long failedCheckpoints(JobID job) throws Exception {

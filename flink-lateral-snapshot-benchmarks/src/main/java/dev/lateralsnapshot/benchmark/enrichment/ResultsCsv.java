@@ -38,6 +38,9 @@ final class ResultsCsv {
     /** The column that holds the interval during the backlog, the first of the last four. */
     private static final int BACKLOG_COLUMN = 36;
 
+    /** The column that holds the time to the last joined row, the first of a scale run's six. */
+    private static final int SCALE_COLUMN = 40;
+
     private ResultsCsv() {}
 
     static List<RunResult> read(Path csv) throws IOException {
@@ -107,6 +110,15 @@ final class ResultsCsv {
                 r.loadCheckpointedBytes = Long.parseLong(f.get(i++));
                 r.loadPhaseGaugeMillis = Long.parseLong(f.get(i++));
                 r.loadCompletedReason = Long.parseLong(f.get(i));
+            }
+            i = SCALE_COLUMN;
+            if (i + 5 < f.size()) {
+                r.lastRowSeconds = Double.parseDouble(f.get(i++));
+                r.buildRowsPerSecond = Double.parseDouble(f.get(i++));
+                r.localStateBytes = Long.parseLong(f.get(i++));
+                r.scaleCheckpointsCompleted = Long.parseLong(f.get(i++));
+                r.scaleCheckpointedBytes = Long.parseLong(f.get(i++));
+                r.scaleCheckpointMaxMillis = Long.parseLong(f.get(i));
             }
             results.add(r);
         }

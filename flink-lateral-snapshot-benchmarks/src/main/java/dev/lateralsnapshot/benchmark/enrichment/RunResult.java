@@ -75,6 +75,25 @@ final class RunResult {
     /** The join's gauge {@code loadCompletedReason}; -1 when its subtasks differ. */
     long loadCompletedReason = -1;
 
+    // ---- scale runs ----
+    /** From the job's submission to the arrival of its last joined row at the sink. */
+    double lastRowSeconds = Double.NaN;
+
+    /**
+     * Build rows per second while the build sources emitted their snapshot, first row to last:
+     * under backpressure, the rate at which the job took them in.
+     */
+    double buildRowsPerSecond = Double.NaN;
+
+    /** RocksDB's files on disk once the last joined row is out; -1 on the heap. */
+    long localStateBytes = -1;
+
+    /** Checkpoints completed before the last joined row, what they wrote, the longest of them. */
+    long scaleCheckpointsCompleted = -1;
+
+    long scaleCheckpointedBytes = -1;
+    long scaleCheckpointMaxMillis = -1;
+
     // ---- LATERAL SNAPSHOT runs ----
     /** The subtasks of the join that joined probe rows; 0 when not measured. */
     int joinSubtasks;
@@ -98,7 +117,9 @@ final class RunResult {
                 + "load_phase_s,load_checkpoints_completed,load_checkpoints_failed,drain_ms,"
                 + "drain_rate,checkpoint_failure,drain_checkpoints_completed,parallelism,"
                 + "join_subtasks,max_join_share,joined_rate,interval_during_backlog_s,"
-                + "load_checkpointed_bytes,load_phase_gauge_ms,load_completed_reason";
+                + "load_checkpointed_bytes,load_phase_gauge_ms,load_completed_reason,"
+                + "last_row_s,build_rows_per_s,local_state_bytes,scale_checkpoints_completed,"
+                + "scale_checkpointed_bytes,scale_checkpoint_max_ms";
     }
 
     String csv() {
@@ -145,7 +166,13 @@ final class RunResult {
                 String.valueOf(spec.intervalDuringBacklogSeconds),
                 String.valueOf(loadCheckpointedBytes),
                 String.valueOf(loadPhaseGaugeMillis),
-                String.valueOf(loadCompletedReason));
+                String.valueOf(loadCompletedReason),
+                String.valueOf(lastRowSeconds),
+                String.valueOf(buildRowsPerSecond),
+                String.valueOf(localStateBytes),
+                String.valueOf(scaleCheckpointsCompleted),
+                String.valueOf(scaleCheckpointedBytes),
+                String.valueOf(scaleCheckpointMaxMillis));
     }
 
     @Override
@@ -183,7 +210,19 @@ final class RunResult {
                             maxJoinShare * 100,
                             (double) sinkRows / probeRows));
         }
-        if (spec.mode.holdsLoadPhase()) {
+        if (spec.mode == RunSpec.Mode.SCALE) {
+            s.append(
+                    String.format(
+                            " | last joined row at %.1f s, build %.0f rows/s, on disk %s,"
+                                    + " %d checkpoints before it (%s, longest %d ms)",
+                            lastRowSeconds,
+                            buildRowsPerSecond,
+                            Format.bytes(localStateBytes),
+                            scaleCheckpointsCompleted,
+                            Format.bytes(scaleCheckpointedBytes),
+                            scaleCheckpointMaxMillis));
+        }
+        if (spec.flips()) {
             s.append(
                     String.format(
                             " | load %.1f s, buffered %d, checkpoints in load %d ok/%d failed,"

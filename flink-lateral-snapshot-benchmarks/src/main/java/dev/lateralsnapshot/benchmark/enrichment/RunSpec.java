@@ -43,11 +43,25 @@ final class RunSpec {
          * while the build snapshot loads, and the load phase ends when the build source's backlog
          * does, once every reader has emitted its snapshot.
          */
-        CAUGHT_UP;
+        CAUGHT_UP,
+        /**
+         * A load-dominated run: the build side is a snapshot of one row per key and nothing after
+         * it, and a bounded backlog of probe rows, one per build key, arrives while it loads; the
+         * run ends with the last joined row. LATERAL SNAPSHOT's load phase ends as in {@link
+         * #CAUGHT_UP}.
+         */
+        SCALE;
 
         /** Whether the run has a load phase with buffered probe rows, and measures its flip. */
         boolean holdsLoadPhase() {
             return this == LOAD || this == CAUGHT_UP;
+        }
+
+        /**
+         * Whether the load phase ends with the build source's backlog, not when the driver lets it.
+         */
+        boolean loadEndsWithBacklog() {
+            return this == CAUGHT_UP || this == SCALE;
         }
     }
 
@@ -124,6 +138,14 @@ final class RunSpec {
         this.round = round;
         this.parallelism = parallelism;
         this.intervalDuringBacklogSeconds = intervalDuringBacklogSeconds;
+    }
+
+    /**
+     * Whether the run has a join that flips from its load phase with buffered probe rows: the load
+     * modes, and LATERAL SNAPSHOT in a scale run (its peers have no load phase).
+     */
+    boolean flips() {
+        return mode.holdsLoadPhase() || (mode == Mode.SCALE && contender.isSnapshot());
     }
 
     String label() {

@@ -85,6 +85,12 @@ final class Settings {
      */
     int intervalDuringBacklogSeconds = 60;
 
+    /**
+     * The build keys of each size of {@code --plan=scale}, one probe row per key: 1M and 5M, which
+     * fit this machine's runs of about half an hour; 20M is there to be asked for.
+     */
+    List<Integer> scaleKeys = new ArrayList<>(List.of(1_000_000, 5_000_000));
+
     int startTimeoutSeconds = 180;
     int checkpointTimeoutSeconds = 180;
 
@@ -181,6 +187,12 @@ final class Settings {
                     break;
                 case "interval-during-backlog-seconds":
                     s.intervalDuringBacklogSeconds = Integer.parseInt(value);
+                    break;
+                case "scale-keys":
+                    s.scaleKeys.clear();
+                    for (String part : value.split(",")) {
+                        s.scaleKeys.add(Integer.parseInt(part.trim()));
+                    }
                     break;
                 case "work-dir":
                     s.workDir = Paths.get(value);

@@ -24,7 +24,8 @@ import org.HdrHistogram.Histogram;
  */
 final class SinkStats {
 
-    static final int MAX_SECONDS = 1200;
+    /** An hour: a scale run of tens of millions of keys may take longer than twenty minutes. */
+    static final int MAX_SECONDS = 3600;
 
     /** Bucket width of {@link #lastArrivalBySourceTime}. */
     static final long DRAIN_BUCKET_NANOS = 10_000_000L;
