@@ -374,6 +374,14 @@ public final class EnrichmentBenchmark {
         Path csv = settings.workDir.resolve("results.csv");
         if (settings.plan.equals("report")) {
             List<RunResult> results = ResultsCsv.read(csv);
+            String scale = ScaleTable.of(results);
+            if (!scale.isEmpty()) {
+                // A scale run's tables go into the notes by hand, not into benchmarks.md; they can
+                // be printed again from its results, also from those of a run stopped before its
+                // end, which has written no meta.properties.
+                System.out.print(scale);
+                return;
+            }
             Report.write(settings, RunMeta.read(settings.workDir), results);
             return;
         }
