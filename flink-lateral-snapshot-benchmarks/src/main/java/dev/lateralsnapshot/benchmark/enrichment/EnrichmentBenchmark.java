@@ -475,44 +475,47 @@ public final class EnrichmentBenchmark {
             System.out.println("Target ratios (uniform keys, 100k build keys):");
             System.out.print(ratios);
         }
-        String broadcast = BroadcastTable.of(results);
-        if (!broadcast.isEmpty()) {
-            System.out.println();
-            System.out.printf("Broadcast build side (heap; %s):%n", loads(meta));
-            System.out.print(broadcast);
-            if (settings.writeDocs && settings.plan.equals("broadcast")) {
-                // benchmarks.md is the report of a whole default run, rewritten from its results;
-                // this table goes by hand into the page that explains the choice.
-                System.out.println(
-                        "--plan=broadcast writes no docs: its table goes into the section"
-                                + " 'When to choose broadcast' of docs/operations.md.");
-            }
-        }
-        String backlog = BacklogCheckpointsTable.of(results);
-        if (!backlog.isEmpty()) {
-            System.out.println();
-            System.out.printf("Checkpoints during the load (%s):%n", loads(meta));
-            System.out.print(backlog);
-            if (settings.writeDocs && settings.plan.equals("backlog-checkpoints")) {
-                // As for the broadcast plan: a comparison of two settings, not of the joins.
-                System.out.println(
-                        "--plan=backlog-checkpoints writes no docs: its table goes into the section"
-                                + " 'Checkpoints during the load' of docs/benchmarks-notes.md.");
-            }
-        }
-        String scale = ScaleTable.of(results);
-        if (!scale.isEmpty()) {
-            System.out.println();
-            System.out.printf("Scale: load-dominated runs (%s):%n", loads(meta));
-            System.out.print(scale);
-            if (settings.writeDocs && settings.plan.equals("scale")) {
-                System.out.println(
-                        "--plan=scale writes no docs: its tables go into the section 'Scale:"
-                                + " load-dominated runs' of docs/benchmarks-notes.md.");
-            }
-        }
+        // benchmarks.md is the report of a whole default run, rewritten from its results; the
+        // tables of these plans compare settings, not the joins, and go by hand into the page
+        // that explains the choice.
+        printPlanTable(
+                settings,
+                "broadcast",
+                String.format("Broadcast build side (heap; %s)", loads(meta)),
+                BroadcastTable.of(results),
+                "the section 'When to choose broadcast' of docs/operations.md");
+        printPlanTable(
+                settings,
+                "backlog-checkpoints",
+                String.format("Checkpoints during the load (%s)", loads(meta)),
+                BacklogCheckpointsTable.of(results),
+                "the section 'Checkpoints during the load' of docs/benchmarks-notes.md");
+        printPlanTable(
+                settings,
+                "scale",
+                String.format("Scale: load-dominated runs (%s)", loads(meta)),
+                ScaleTable.of(results),
+                "the section 'Scale: load-dominated runs' of docs/benchmarks-notes.md");
         System.out.printf("Done in %.1f min.%n", meta.duration.toSeconds() / 60.0);
         System.exit(0);
+    }
+
+    /**
+     * Prints the table of a plan's runs, if the results have any, and says where it goes when the
+     * plan was run to write the docs.
+     */
+    private static void printPlanTable(
+            Settings settings, String plan, String title, String table, String destination) {
+        if (table.isEmpty()) {
+            return;
+        }
+        System.out.println();
+        System.out.println(title + ":");
+        System.out.print(table);
+        if (settings.writeDocs && settings.plan.equals(plan)) {
+            System.out.println(
+                    "--plan=" + plan + " writes no docs: its table goes into " + destination + ".");
+        }
     }
 
     /** How loaded the machine was around the run, for the tables printed at its end. */
