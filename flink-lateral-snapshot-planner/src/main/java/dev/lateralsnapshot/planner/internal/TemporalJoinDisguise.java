@@ -16,6 +16,7 @@ package dev.lateralsnapshot.planner.internal;
 
 import org.apache.flink.table.planner.plan.nodes.exec.ExecNode;
 import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalTemporalJoin;
+import org.apache.flink.table.planner.utils.JavaScalaConversionUtil;
 
 import org.apache.calcite.plan.RelOptCluster;
 import org.apache.calcite.plan.RelTraitSet;
@@ -23,6 +24,8 @@ import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.Join;
 import org.apache.calcite.rel.core.JoinRelType;
 import org.apache.calcite.rex.RexNode;
+
+import java.util.List;
 
 /**
  * A stream physical join that Flink's programs after physical planning accept. They visit the plan
@@ -33,7 +36,13 @@ import org.apache.calcite.rex.RexNode;
  * {@link ProcessTableFunctionDisguise} instead.
  *
  * <p>What the temporal join would decide from its own condition form, a subclass must decide
- * itself: whether it needs watermarks, how it is copied, and what it translates to.
+ * itself: whether it needs watermarks, how it is copied, and what it translates to. It also says by
+ * which keys it retracts the rows of an input ({@link #retractionKeys}): Flink's non-determinism
+ * check asks a join for the upsert keys of its inputs ({@code getUpsertKeys}) and, where an input
+ * with updates has one, requires only the columns used after the join to be deterministic, and
+ * every column otherwise. A join that retracts a row by its whole value must offer no key: with
+ * one, a non-deterministic column would pass the check, and the retraction of a row whose column
+ * changed its value would miss the row and leave it in the join's state.
  */
 public abstract class TemporalJoinDisguise extends StreamPhysicalTemporalJoin {
 
@@ -61,4 +70,16 @@ public abstract class TemporalJoinDisguise extends StreamPhysicalTemporalJoin {
 
     @Override
     public abstract ExecNode<?> translateToExecNode();
+
+    /**
+     * The upsert keys by which the join retracts the rows of {@code input}, one of its inputs,
+     * hashed by {@code joinKeys}; empty where it retracts a row by its whole value.
+     */
+    protected abstract List<int[]> retractionKeys(RelNode input, int[] joinKeys);
+
+    @Override
+    public final scala.collection.immutable.List<int[]> getUpsertKeys(
+            RelNode input, int[] joinKeys) {
+        return JavaScalaConversionUtil.toScala(retractionKeys(input, joinKeys)).toList();
+    }
 }

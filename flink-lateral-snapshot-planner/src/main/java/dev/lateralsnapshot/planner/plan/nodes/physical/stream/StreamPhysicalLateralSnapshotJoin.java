@@ -43,7 +43,9 @@ import org.apache.calcite.rel.core.JoinRelType;
 import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.util.ImmutableBitSet;
 
+import java.util.List;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * The LATERAL SNAPSHOT join as a stream physical node; EXPLAIN prints it as {@code
@@ -52,7 +54,8 @@ import java.util.Set;
  * <p>Why it is a {@link TemporalJoinDisguise}: the optimizer programs after physical planning visit
  * the plan with pattern matches over Flink's own node classes and reject any other class. As a
  * temporal join subclass the node passes them, and the non-determinism check treats it as the join
- * it is (it needs the build rows deterministic unless an upsert key covers the join key). Only the
+ * it is: it requires every column of an updating build input to be deterministic unless the
+ * operator keeps one build row per key and retracts by that key ({@link #retractionKeys}). Only the
  * changelog mode inference would treat it wrongly (it would strip the UPDATE_BEFORE messages the
  * operator needs to retract build rows), so during that inference the node is presented as a {@link
  * ChangelogInferenceNode}.
@@ -171,11 +174,32 @@ public class StreamPhysicalLateralSnapshotJoin extends TemporalJoinDisguise {
     }
 
     /**
-     * One build row per key is possible when an upsert key of the build input lies within the
-     * equality keys, and required when the build input is an upsert changelog: its updates carry no
+     * The build rows are retracted by the keys of {@link #oneRowPerKeyKeys}, or by their whole
+     * value where there is none; probe rows are never retracted, the probe input being append-only.
+     */
+    @Override
+    protected List<int[]> retractionKeys(RelNode input, int[] joinKeys) {
+        if (input != getRight()) {
+            return List.of();
+        }
+        return oneRowPerKeyKeys(joinSpec()).stream()
+                .map(ImmutableBitSet::toArray)
+                .collect(Collectors.toList());
+    }
+
+    private BuildSideLayout buildSideLayout(JoinSpec spec) {
+        return oneRowPerKeyKeys(spec).isEmpty()
+                ? BuildSideLayout.MULTISET
+                : BuildSideLayout.ONE_ROW_PER_KEY;
+    }
+
+    /**
+     * The upsert keys of the build input that lie within the equality keys: with one, the operator
+     * keeps one build row per key and retracts by key. One build row per key is possible when there
+     * is such a key, and required when the build input is an upsert changelog: its updates carry no
      * UPDATE_BEFORE and can only replace the row of their key.
      */
-    private BuildSideLayout buildSideLayout(JoinSpec spec) {
+    private Set<ImmutableBitSet> oneRowPerKeyKeys(JoinSpec spec) {
         RelNode build = getRight();
         ChangelogMode buildMode =
                 ChangelogModes.of(build)
@@ -196,8 +220,13 @@ public class StreamPhysicalLateralSnapshotJoin extends TemporalJoinDisguise {
                 buildDistribution == BuildDistribution.BROADCAST
                         ? metadata.getUpsertKeys(build)
                         : metadata.getUpsertKeysInKeyGroupRange(build, spec.getRightKeys());
-        boolean keyCovered = upsertKeys != null && upsertKeys.stream().anyMatch(joinKeys::contains);
-        if (upsert && !keyCovered) {
+        Set<ImmutableBitSet> covered =
+                upsertKeys == null
+                        ? Set.of()
+                        : upsertKeys.stream()
+                                .filter(joinKeys::contains)
+                                .collect(Collectors.toSet());
+        if (upsert && covered.isEmpty()) {
             throw new TableException(
                     String.format(
                             "The build input of a LATERAL SNAPSHOT join is an upsert changelog"
@@ -205,6 +234,6 @@ public class StreamPhysicalLateralSnapshotJoin extends TemporalJoinDisguise {
                                     + " keys %s. This is a bug.",
                             buildMode, upsertKeys, joinKeys));
         }
-        return keyCovered ? BuildSideLayout.ONE_ROW_PER_KEY : BuildSideLayout.MULTISET;
+        return covered;
     }
 }
