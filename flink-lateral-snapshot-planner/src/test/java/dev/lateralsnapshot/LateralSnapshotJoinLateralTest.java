@@ -37,6 +37,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -58,7 +59,9 @@ import static org.assertj.core.api.Assertions.catchThrowable;
  * The lateral join of the Table API with {@code SNAPSHOT}, {@code
  * orders.joinLateral(call("SNAPSHOT", ...), predicate)} ({@code docs/lateral-snapshot-join.md},
  * "Table API"): it plans like the SQL statement and like the join with the {@code fromCall} table,
- * at any depth of a tree, and the form Flink 2.3 cannot run fails with the form that works.
+ * at any depth of a tree, with or without an equality in the predicate (without a predicate it
+ * joins on TRUE; a predicate without an equality fails in Flink's API, and goes into {@code
+ * where}), and the form Flink 2.3 cannot run fails with the form that works.
  */
 class LateralSnapshotJoinLateralTest {
 
@@ -154,6 +157,45 @@ class LateralSnapshotJoinLateralTest {
                 .contains("LateralSnapshotJoin(joinType=[LeftOuterJoin]");
     }
 
+    /**
+     * {@code on_time} on a virtual metadata column of the build table plans like SQL, also where
+     * the column expansion strategy leaves such columns out of {@code SELECT *}.
+     */
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void onTimeOnAVirtualMetadataColumnPlansLikeSql(
+            boolean hiddenFromSelectStar, @TempDir Path directory) {
+        if (hiddenFromSelectStar) {
+            env.getConfig()
+                    .set(
+                            "table.column-expansion-strategy",
+                            "EXCLUDE_DEFAULT_VIRTUAL_METADATA_COLUMNS");
+        }
+        env.executeSql(
+                createTable(
+                        "rates_by_file_time",
+                        "r_currency STRING, r_rate DOUBLE,"
+                                + " update_time TIMESTAMP_LTZ(3) METADATA FROM"
+                                + " 'file.modification-time' VIRTUAL,"
+                                + " WATERMARK FOR update_time AS update_time",
+                        Directories.filesystem(directory, "csv")));
+        Table joined =
+                orders.joinLateral(
+                        snapshotCall(env.from("rates_by_file_time")), predicate("equality"));
+
+        assertThat(physicalPlan(select(joined)))
+                .isEqualTo(
+                        physicalPlan(
+                                env,
+                                "SELECT o.order_id, o.currency, r.r_rate FROM orders AS o"
+                                        + " JOIN LATERAL SNAPSHOT(input => TABLE"
+                                        + " rates_by_file_time, on_time => DESCRIPTOR(update_time),"
+                                        + " load_completed_time => "
+                                        + SQL_LOAD_COMPLETED
+                                        + ") AS r ON o.currency = r.r_currency"))
+                .contains("LateralSnapshotJoin(joinType=[InnerJoin]");
+    }
+
     @Test
     void insideLargerTrees() {
         Table joined = orders.joinLateral(snapshotCall(rates), predicate("equality"));
@@ -228,6 +270,20 @@ class LateralSnapshotJoinLateralTest {
     }
 
     // ---- errors ----
+
+    /**
+     * The predicate of a lateral join needs an equality in Flink 2.3's Table API, which checks it
+     * before any planner runs; a condition without one goes into {@code where}, as {@link
+     * #joinLateralPlansLikeSqlAndLikeTheTable} does.
+     */
+    @Test
+    void joinLateralWithoutAnEqualityInThePredicateFailsInFlinksWords() {
+        assertThatThrownBy(() -> orders.joinLateral(snapshotCall(rates), predicate("non-equality")))
+                .isInstanceOf(ValidationException.class)
+                .hasMessage(
+                        "Invalid join condition: lessThan(currency, r_currency). At least one"
+                                + " equi-join predicate is required.");
+    }
 
     /** The message is asserted in {@code SnapshotProcessTableFunctionTest}. */
     @Test
