@@ -292,6 +292,34 @@ class LateralSnapshotStreamingPlanTest {
         }
     }
 
+    /**
+     * A filter that pins the probe's join key to a constant leaves the equality in the join, so the
+     * join still hashes both inputs on it: the probe side sends the constant, the build side its
+     * key.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"JOIN", "LEFT JOIN"})
+    void equalityKeyPinnedToAConstantStillPartitions(String join, TableEnvironment env)
+            throws Exception {
+        String plan =
+                physicalPlan(
+                        explain(
+                                getClass(),
+                                "equality_key_pinned_to_a_constant_"
+                                        + (join.equals("JOIN") ? "inner" : "left"),
+                                env,
+                                "SELECT o.order_id, r.rate FROM orders AS o "
+                                        + join
+                                        + " LATERAL SNAPSHOT("
+                                        + ARGUMENTS
+                                        + ") AS r ON o.currency = r.currency"
+                                        + " WHERE o.currency = 'A'"));
+        assertThat(planLines(plan, "Exchange("))
+                .containsExactly(
+                        ":- Exchange(distribution=[hash[currency0]])",
+                        "+- Exchange(distribution=[hash[currency]])");
+    }
+
     static Stream<Arguments> computedAndCoercedEqualityKeys() {
         return Stream.of(
                 arguments(
@@ -362,6 +390,40 @@ class LateralSnapshotStreamingPlanTest {
                 .singleElement()
                 .extracting(join -> join.get("rightTimeAttributeIndex").asInt())
                 .isEqualTo(2);
+    }
+
+    /**
+     * {@code on_time} names a virtual metadata column of the build table, as the tutorials do with
+     * the files' and the records' timestamps; the column stays a column of the join's build rows,
+     * also where {@code SELECT *} would leave it out.
+     */
+    @Test
+    void onTimeOnAVirtualMetadataColumn(TableEnvironment env, @TempDir Path directory)
+            throws Exception {
+        env.executeSql(
+                createTable(
+                        "rates_by_file_time",
+                        "currency STRING, rate DOUBLE,"
+                                + " update_time TIMESTAMP_LTZ(3) METADATA FROM"
+                                + " 'file.modification-time' VIRTUAL,"
+                                + " WATERMARK FOR update_time AS update_time",
+                        Directories.filesystem(directory, "csv")));
+        String query =
+                "SELECT o.order_id, r.rate FROM orders AS o JOIN LATERAL SNAPSHOT(input"
+                        + " => TABLE rates_by_file_time, on_time => DESCRIPTOR(update_time),"
+                        + " load_completed_time => "
+                        + LOAD_COMPLETED_TIME
+                        + ") AS r ON o.currency = r.currency";
+        String plan =
+                physicalPlan(explain(getClass(), "on_time_virtual_metadata_column", env, query));
+        assertThat(compiledJoinNodes(env, query))
+                .singleElement()
+                .extracting(join -> join.get("rightTimeAttributeIndex").asInt())
+                .isEqualTo(2);
+
+        env.getConfig()
+                .set("table.column-expansion-strategy", "EXCLUDE_DEFAULT_VIRTUAL_METADATA_COLUMNS");
+        assertThat(physicalPlan(env.explainSql(query))).isEqualTo(plan);
     }
 
     @Test
