@@ -76,9 +76,9 @@ flink_start_jobmanager() {
     # Two lines: the JVM memory options, then the memory settings they were derived from.
     params=$(flink_bash_java_utils GET_JM_RESOURCE_PARAMS --configDir "$FLINK_CONF_DIR")
     # shellcheck disable=SC2046 # the dynamic configs are a list of '-D key=value' words
-    flink_start_daemon standalonesession "$JOBMANAGER_MAIN_CLASS" \
+    flink_start_daemon standalonesession "$FLINK_CLASSPATH" "$JOBMANAGER_MAIN_CLASS" \
         "$(echo "$params" | tail -n 2 | head -n 1) $(flink_java_opts jobmanager)" \
-        --executionMode cluster $(echo "$params" | tail -n 1)
+        --configDir "$FLINK_CONF_DIR" --executionMode cluster $(echo "$params" | tail -n 1)
 }
 
 # Starts one more TaskManager. Needs flink_load_config.
@@ -88,9 +88,9 @@ flink_start_taskmanager() {
         FLINK_TM_PARAMS=$(flink_bash_java_utils GET_TM_RESOURCE_PARAMS --configDir "$FLINK_CONF_DIR")
     fi
     # shellcheck disable=SC2046 # the dynamic configs are a list of '-D key=value' words
-    flink_start_daemon taskexecutor "$TASKMANAGER_MAIN_CLASS" \
+    flink_start_daemon taskexecutor "$FLINK_CLASSPATH" "$TASKMANAGER_MAIN_CLASS" \
         "$(echo "$FLINK_TM_PARAMS" | tail -n 2 | head -n 1) $(flink_java_opts taskmanager)" \
-        $(echo "$FLINK_TM_PARAMS" | tail -n 1)
+        --configDir "$FLINK_CONF_DIR" $(echo "$FLINK_TM_PARAMS" | tail -n 1)
 }
 
 # The file that holds the PIDs of the running daemons of one type, one per line.
@@ -98,11 +98,12 @@ flink_pid_file() {
     echo "$FLINK_LOG_DIR/flink-$IDENT-$1.pid"
 }
 
-# Starts a daemon in the background: <type> <main class> <JVM options> <program arguments>...
+# Starts a daemon in the background:
+# <type> <class path> <main class> <JVM options> <program arguments>...
 # Its log goes to log/flink-<user>-<type>-<n>-<host>.log, its stdout and stderr to the .out file.
 flink_start_daemon() {
-    local type=$1 main_class=$2 jvm_opts=$3
-    shift 3
+    local type=$1 classpath=$2 main_class=$3 jvm_opts=$4
+    shift 4
     mkdir -p "$FLINK_LOG_DIR"
     local pid_file n log out
     pid_file=$(flink_pid_file "$type")
@@ -116,21 +117,25 @@ flink_start_daemon() {
     nohup "$JAVA" $jvm_opts \
         -Dlog.file="$log" \
         -Dlog4j.configurationFile="file:$FLINK_CONF_DIR/log4j.properties" \
-        -cp "$FLINK_CLASSPATH" "$main_class" --configDir "$FLINK_CONF_DIR" "$@" \
+        -cp "$classpath" "$main_class" "$@" \
         > "$out" 2>&1 < /dev/null &
     echo $! >> "$pid_file"
     echo "Started $type $n (PID $!), log $log"
 }
 
-# Stops every daemon of one type that this distribution started, by the PIDs in its PID file.
+# Stops every daemon of one type that this distribution started, by the PIDs in its PID file:
+# <type> <main class>.
 flink_stop_daemons() {
     local type=$1 main_class=$2
-    local pid_file pid
+    local pid_file pid args
     pid_file=$(flink_pid_file "$type")
     [[ -f "$pid_file" ]] || { echo "No $type to stop."; return 0; }
     while read -r pid; do
-        # Only a process that still runs our main class with our configuration is ours.
-        if ps -p "$pid" -o args= 2>/dev/null | grep -qF -- "$main_class --configDir $FLINK_CONF_DIR"; then
+        # Only a process that still runs our main class and logs into our log directory is ours:
+        # the PID may since have gone to another process.
+        args=$(ps -p "$pid" -o args= 2>/dev/null) || continue
+        if [[ "$args" == *"-Dlog.file=$FLINK_LOG_DIR/flink-$IDENT-$type-"* &&
+            "$args" == *" $main_class"* ]]; then
             kill "$pid"
             for _ in $(seq 1 100); do
                 kill -0 "$pid" 2>/dev/null || break
