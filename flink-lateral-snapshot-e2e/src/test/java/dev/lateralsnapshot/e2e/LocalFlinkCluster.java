@@ -148,6 +148,19 @@ final class LocalFlinkCluster implements AutoCloseable {
         return runDirectory;
     }
 
+    /** The directory of the daemons' logs and PID files. */
+    Path logDirectory() {
+        return logDirectory;
+    }
+
+    /**
+     * Runs one of the distribution's scripts against this cluster's configuration and returns what
+     * it printed; fails unless it exits with 0 within a minute.
+     */
+    String script(String... command) {
+        return runScript(Duration.ofMinutes(1), null, command);
+    }
+
     /** The PIDs of the running JobManager and TaskManagers. */
     List<Long> daemonPids() {
         return readPids().stream()
@@ -414,7 +427,7 @@ final class LocalFlinkCluster implements AutoCloseable {
         return directory.toUri().toString();
     }
 
-    private static int freePort() throws IOException {
+    static int freePort() throws IOException {
         try (ServerSocket socket = new ServerSocket(0)) {
             return socket.getLocalPort();
         }

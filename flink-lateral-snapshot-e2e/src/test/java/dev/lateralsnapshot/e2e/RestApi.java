@@ -90,6 +90,40 @@ final class RestApi {
         }
     }
 
+    /**
+     * Stops a job with a savepoint into the cluster's savepoint directory, as {@code flink stop}
+     * does ({@code POST /jobs/<id>/stop}), and waits until the savepoint is complete; returns its
+     * path.
+     */
+    String stopWithSavepoint(String jobId, Duration timeout) {
+        HttpResponse<String> response =
+                send(
+                        HttpRequest.newBuilder(uri("/jobs/" + jobId + "/stop"))
+                                .header("Content-Type", "application/json")
+                                .POST(HttpRequest.BodyPublishers.ofString("{\"drain\": false}")));
+        if (response.statusCode() != 202) {
+            throw new AssertionError(
+                    "stopping "
+                            + jobId
+                            + " answered "
+                            + response.statusCode()
+                            + ": "
+                            + response.body());
+        }
+        String trigger = parse(response.body()).path("request-id").asText();
+        JsonNode savepoint =
+                Wait.until(
+                        timeout,
+                        "the savepoint of job " + jobId + " complete",
+                        () -> get("/jobs/" + jobId + "/savepoints/" + trigger),
+                        answer -> answer.path("status").path("id").asText().equals("COMPLETED"));
+        JsonNode operation = savepoint.path("operation");
+        if (!operation.has("location")) {
+            throw new AssertionError("the savepoint of job " + jobId + " failed: " + operation);
+        }
+        return operation.path("location").asText();
+    }
+
     /** The ids of the jobs that have not reached a final state. */
     List<String> unfinishedJobIds() {
         List<String> ids = new ArrayList<>();
