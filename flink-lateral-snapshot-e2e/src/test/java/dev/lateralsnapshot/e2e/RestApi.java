@@ -52,6 +52,20 @@ final class RestApi {
         return parse(response.body());
     }
 
+    /** POSTs a JSON body to a path; fails unless the answer has the expected status. */
+    JsonNode post(String path, String json, int expectedStatus) {
+        HttpResponse<String> response =
+                send(
+                        HttpRequest.newBuilder(uri(path))
+                                .header("Content-Type", "application/json")
+                                .POST(HttpRequest.BodyPublishers.ofString(json)));
+        if (response.statusCode() != expectedStatus) {
+            throw new AssertionError(
+                    "POST " + path + " answered " + response.statusCode() + ": " + response.body());
+        }
+        return parse(response.body());
+    }
+
     /** GETs a path, empty while the server is not up yet or answers with an error. */
     Optional<JsonNode> tryGet(String path) {
         try {
@@ -96,21 +110,10 @@ final class RestApi {
      * path.
      */
     String stopWithSavepoint(String jobId, Duration timeout) {
-        HttpResponse<String> response =
-                send(
-                        HttpRequest.newBuilder(uri("/jobs/" + jobId + "/stop"))
-                                .header("Content-Type", "application/json")
-                                .POST(HttpRequest.BodyPublishers.ofString("{\"drain\": false}")));
-        if (response.statusCode() != 202) {
-            throw new AssertionError(
-                    "stopping "
-                            + jobId
-                            + " answered "
-                            + response.statusCode()
-                            + ": "
-                            + response.body());
-        }
-        String trigger = parse(response.body()).path("request-id").asText();
+        String trigger =
+                post("/jobs/" + jobId + "/stop", "{\"drain\": false}", 202)
+                        .path("request-id")
+                        .asText();
         JsonNode savepoint =
                 Wait.until(
                         timeout,

@@ -16,6 +16,8 @@ package dev.lateralsnapshot.e2e;
 
 import dev.lateralsnapshot.testutils.connectors.Directories;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -49,7 +51,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * gateway against a local cluster of the assembled distribution, and through the driver the test
  * creates the tables, explains a LATERAL SNAPSHOT join, submits it with {@code INSERT}, and, after
  * a stop with a savepoint through the cluster's REST API, restores the same statement with {@code
- * SET 'execution.savepoint.path'}.
+ * SET 'execution.savepoint.path'}; and through the gateway's own REST API, as a notebook without a
+ * driver, it explains the join.
  *
  * <p>The orders are files dropped into a directory that the probe side monitors, twenty before the
  * savepoint and twenty after it, without a watermark; the sink is a directory of files that Flink
@@ -61,6 +64,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class SqlGatewayJdbcIT {
 
     private static final Duration JOB_TIMEOUT = Duration.ofSeconds(60);
+
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     /** The rates of {@code 001.json}; C has none. */
     private static final Map<String, String> RATES = Map.of("A", "1.0", "B", "2.0", "C", "");
@@ -168,6 +173,48 @@ class SqlGatewayJdbcIT {
                                                         + RATES.get(currency(id)))
                                 .collect(Collectors.toList()));
         cluster.rest().cancel(restoredId);
+    }
+
+    /**
+     * The gateway's own REST API, as a notebook uses it without a driver: a session, the tables,
+     * and the plan of the join, fetched as the statement's result.
+     */
+    @Test
+    void explainThroughTheGatewaysRestApi() {
+        RestApi rest = gateway.rest();
+        String session = rest.post("/v1/sessions", "{}", 200).path("sessionHandle").asText();
+        for (String ddl : ddl()) {
+            statementResult(session, ddl);
+        }
+        JsonNode plan = statementResult(session, "EXPLAIN " + INSERT);
+        assertThat(plan.path("results").path("data").get(0).path("fields").get(0).asText())
+                .contains("LateralSnapshotJoin(joinType=[LeftOuterJoin]");
+    }
+
+    /**
+     * Submits a statement in a session of the gateway's REST API and fetches the first page of its
+     * result once it is there.
+     */
+    private JsonNode statementResult(String session, String statement) {
+        RestApi rest = gateway.rest();
+        String operation =
+                rest.post(
+                                "/v1/sessions/" + session + "/statements",
+                                JSON.createObjectNode().put("statement", statement).toString(),
+                                200)
+                        .path("operationHandle")
+                        .asText();
+        return Wait.until(
+                JOB_TIMEOUT,
+                "the result of " + statement,
+                () ->
+                        rest.get(
+                                "/v1/sessions/"
+                                        + session
+                                        + "/operations/"
+                                        + operation
+                                        + "/result/0"),
+                result -> !result.path("resultType").asText().equals("NOT_READY"));
     }
 
     /** The tables, created in each new session of the gateway as a JDBC tool runs a script. */
