@@ -43,21 +43,14 @@ class WhereClauseJoinConditionITCase extends MiniClusterTestBase {
     @Test
     void commaFormWithAThirdTableJoinsOnTheWhereClause() throws Exception {
         try (StreamingScenario scenario = scenario(StateBackendKind.HEAP)) {
-            scenario.submit(
+            runAtFullParallelismUntilTheFlip(
+                    scenario,
                     "SELECT o.order_id, o.currency, r.rate + 10 * x.rate FROM orders AS o,"
                             + " LATERAL SNAPSHOT(input => TABLE rates,"
                             + " on_time => DESCRIPTOR(update_time),"
                             + " load_completed_idle_timeout => INTERVAL '1' SECOND) AS r,"
                             + " rates AS x"
                             + " WHERE o.currency = r.currency AND x.currency = o.currency");
-            Map<String, Integer> vertices = scenario.vertexParallelism();
-            vertices.keySet().removeIf(name -> !name.contains("LateralSnapshotJoin"));
-            assertThat(vertices.values()).containsExactly(StreamingScenario.PARALLELISM);
-
-            // Orders 1 to 6 are B, C, A, B, C, A; 001.json has A 1.0, B 2.0 and Z 0.0.
-            scenario.emitOrders(1, 6);
-            scenario.writeBuildFile("001.json", RateChanges.FILE_001);
-            scenario.awaitMetrics("both subtasks flip", m -> m.allEqual(CURRENT_PHASE, 1));
             assertThat(scenario.awaitOutput(4))
                     .containsExactlyInAnyOrder(
                             "+I[1, B, 22.0]", "+I[3, A, 11.0]", "+I[4, B, 22.0]", "+I[6, A, 11.0]");
@@ -69,9 +62,8 @@ class WhereClauseJoinConditionITCase extends MiniClusterTestBase {
     }
 
     /**
-     * Orders 1 to 6 are B, C, A, B, C, A; 001.json has A 1.0, B 2.0 and Z 0.0. The INNER join
-     * pinned to A finds A's rate for orders 3 and 6; the LEFT join pinned to C, which has no rate,
-     * pads orders 2 and 5.
+     * The INNER join pinned to A finds A's rate for orders 3 and 6; the LEFT join pinned to C,
+     * which has no rate, pads orders 2 and 5.
      */
     @ParameterizedTest
     @CsvSource(
@@ -83,7 +75,8 @@ class WhereClauseJoinConditionITCase extends MiniClusterTestBase {
     void joinKeyPinnedToAConstant(String join, String currency, String first, String second)
             throws Exception {
         try (StreamingScenario scenario = scenario(StateBackendKind.HEAP)) {
-            scenario.submit(
+            runAtFullParallelismUntilTheFlip(
+                    scenario,
                     "SELECT o.order_id, o.currency, r.rate FROM orders AS o "
                             + join
                             + " LATERAL SNAPSHOT(input => TABLE rates,"
@@ -92,15 +85,24 @@ class WhereClauseJoinConditionITCase extends MiniClusterTestBase {
                             + " ON o.currency = r.currency WHERE o.currency = '"
                             + currency
                             + "'");
-            Map<String, Integer> vertices = scenario.vertexParallelism();
-            vertices.keySet().removeIf(name -> !name.contains("LateralSnapshotJoin"));
-            assertThat(vertices.values()).containsExactly(StreamingScenario.PARALLELISM);
-
-            scenario.emitOrders(1, 6);
-            scenario.writeBuildFile("001.json", RateChanges.FILE_001);
-            scenario.awaitMetrics("both subtasks flip", m -> m.allEqual(CURRENT_PHASE, 1));
             assertThat(scenario.awaitOutput(2))
                     .containsExactlyInAnyOrderElementsOf(List.of(first, second));
         }
+    }
+
+    /**
+     * Submits the query, checks that the join runs at parallelism 2, emits orders 1 to 6 (B, C, A,
+     * B, C, A), drops 001.json (A 1.0, B 2.0 and Z 0.0), and waits until both subtasks flip.
+     */
+    private static void runAtFullParallelismUntilTheFlip(StreamingScenario scenario, String query)
+            throws Exception {
+        scenario.submit(query);
+        Map<String, Integer> vertices = scenario.vertexParallelism();
+        vertices.keySet().removeIf(name -> !name.contains("LateralSnapshotJoin"));
+        assertThat(vertices.values()).containsExactly(StreamingScenario.PARALLELISM);
+
+        scenario.emitOrders(1, 6);
+        scenario.writeBuildFile("001.json", RateChanges.FILE_001);
+        scenario.awaitMetrics("both subtasks flip", m -> m.allEqual(CURRENT_PHASE, 1));
     }
 }
