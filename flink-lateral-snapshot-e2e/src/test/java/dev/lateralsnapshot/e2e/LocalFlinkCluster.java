@@ -163,8 +163,22 @@ final class LocalFlinkCluster implements AutoCloseable {
 
     /** The PIDs of the running JobManager and TaskManagers. */
     List<Long> daemonPids() {
+        return processes(DAEMON_MAIN_CLASSES).stream()
+                .map(ProcessHandle::pid)
+                .collect(Collectors.toList());
+    }
+
+    /**
+     * The live processes that the distribution's scripts started for this cluster and that run one
+     * of the given main classes: by the PIDs of the PID files in the log directory, each checked
+     * for the main class and for a log file in that directory, as a PID may have gone to another
+     * process since.
+     */
+    List<ProcessHandle> processes(List<String> mainClasses) {
         return readPids().stream()
-                .filter(pid -> isOurDaemon(ProcessHandle.of(pid)))
+                .map(ProcessHandle::of)
+                .flatMap(Optional::stream)
+                .filter(process -> isOurs(process, mainClasses))
                 .collect(Collectors.toList());
     }
 
@@ -175,8 +189,10 @@ final class LocalFlinkCluster implements AutoCloseable {
      * way a machine or a JVM dies: no shutdown hook runs, nothing is flushed or deregistered.
      */
     void killTaskManager(String resourceId) {
-        Optional<ProcessHandle> process = ProcessHandle.of(taskManagerPid(resourceId));
-        if (!isOurDaemon(process)) {
+        Optional<ProcessHandle> process =
+                ProcessHandle.of(taskManagerPid(resourceId))
+                        .filter(handle -> isOurs(handle, DAEMON_MAIN_CLASSES));
+        if (process.isEmpty()) {
             throw new AssertionError("TaskManager " + resourceId + " is not running");
         }
         process.get().destroyForcibly();
@@ -329,12 +345,7 @@ final class LocalFlinkCluster implements AutoCloseable {
 
     /** The backstop: kills what the scripts did not stop, only processes that are ours. */
     private void killDaemons() {
-        for (Long pid : readPids()) {
-            Optional<ProcessHandle> process = ProcessHandle.of(pid);
-            if (isOurDaemon(process)) {
-                process.get().destroyForcibly();
-            }
-        }
+        processes(DAEMON_MAIN_CLASSES).forEach(ProcessHandle::destroyForcibly);
     }
 
     private List<Long> readPids() {
@@ -349,15 +360,16 @@ final class LocalFlinkCluster implements AutoCloseable {
         return pids;
     }
 
-    private boolean isOurDaemon(Optional<ProcessHandle> process) {
-        return process.filter(ProcessHandle::isAlive)
-                .flatMap(handle -> handle.info().commandLine())
-                .filter(
-                        commandLine ->
-                                commandLine.contains(confDirectory.toString())
-                                        && DAEMON_MAIN_CLASSES.stream()
-                                                .anyMatch(commandLine::contains))
-                .isPresent();
+    private boolean isOurs(ProcessHandle process, List<String> mainClasses) {
+        return process.isAlive()
+                && process.info()
+                        .commandLine()
+                        .filter(
+                                commandLine ->
+                                        commandLine.contains("-Dlog.file=" + logDirectory)
+                                                && mainClasses.stream()
+                                                        .anyMatch(commandLine::contains))
+                        .isPresent();
     }
 
     // ---- helpers ----

@@ -15,11 +15,8 @@
 package dev.lateralsnapshot.e2e;
 
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
 import java.util.stream.Collectors;
 
 /**
@@ -90,8 +87,8 @@ final class LocalSqlGateway implements AutoCloseable {
 
     /** The PIDs of the running gateways that {@code sql-gateway.sh start} started. */
     List<Long> pids() {
-        return readPids().stream()
-                .filter(pid -> isOurGateway(ProcessHandle.of(pid)))
+        return cluster.processes(List.of(MAIN_CLASS)).stream()
+                .map(ProcessHandle::pid)
                 .collect(Collectors.toList());
     }
 
@@ -111,42 +108,6 @@ final class LocalSqlGateway implements AutoCloseable {
 
     /** The backstop: kills what the script did not stop, only a process that is ours. */
     private void kill() {
-        for (Long pid : readPids()) {
-            ProcessHandle.of(pid)
-                    .filter(process -> isOurGateway(Optional.of(process)))
-                    .ifPresent(ProcessHandle::destroyForcibly);
-        }
-    }
-
-    /** The PIDs in the PID file that {@code start} writes; none once {@code stop} removed it. */
-    private List<Long> readPids() {
-        Path pidFile;
-        try (var files = Files.list(cluster.logDirectory())) {
-            pidFile =
-                    files.filter(file -> file.getFileName().toString().endsWith("-sql-gateway.pid"))
-                            .findFirst()
-                            .orElse(null);
-        } catch (IOException e) {
-            throw new AssertionError(e);
-        }
-        if (pidFile == null) {
-            return List.of();
-        }
-        return LocalFlinkCluster.readLines(pidFile).stream()
-                .filter(line -> !line.isBlank())
-                .map(line -> Long.parseLong(line.trim()))
-                .collect(Collectors.toList());
-    }
-
-    /** A live process that runs the gateway's main class and logs into this cluster's logs. */
-    private boolean isOurGateway(Optional<ProcessHandle> process) {
-        return process.filter(ProcessHandle::isAlive)
-                .flatMap(handle -> handle.info().commandLine())
-                .filter(
-                        commandLine ->
-                                commandLine.contains(MAIN_CLASS)
-                                        && commandLine.contains(
-                                                "-Dlog.file=" + cluster.logDirectory()))
-                .isPresent();
+        cluster.processes(List.of(MAIN_CLASS)).forEach(ProcessHandle::destroyForcibly);
     }
 }
