@@ -24,11 +24,12 @@ import java.util.function.ToDoubleFunction;
 
 /**
  * The section "Targets": whether P5 upsert and P5 multiset meet the targets that
- * docs/benchmarks-notes.md discusses, then the ratios between the P5 variants and P1 that issue 18
- * set, with the ratio of every round. A throughput target is judged on the median of the ratios
- * within a round (uniform keys, 100k build keys), like every ratio of the report ({@link Cells});
- * the per-round ratios stand beside it because on a shared machine one round can fall either side
- * of a target. The ratios table is also what a run that has group A prints at its end.
+ * docs/benchmarks-notes.md discusses, then the ratios between the P5 variants and P1 that its
+ * section "The targets" sets, with the ratio of every round. A throughput target is judged on the
+ * median of the ratios within a round (uniform keys, 100k build keys), like every ratio of the
+ * report ({@link Cells}); the per-round ratios stand beside it because on a shared machine one
+ * round can fall either side of a target. The ratios table is also what a run that has group A
+ * prints at its end.
  */
 final class TargetsSection {
 
