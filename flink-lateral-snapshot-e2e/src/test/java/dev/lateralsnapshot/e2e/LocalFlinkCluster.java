@@ -18,7 +18,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -97,11 +96,11 @@ final class LocalFlinkCluster implements AutoCloseable {
         Path runs = distribution.getParent().resolve("e2e-runs");
         Files.createDirectories(runs);
         Path runDirectory = Files.createTempDirectory(runs, "run-");
-        int restPort = freePort();
+        int restPort = FreePort.find();
 
         Map<String, String> config = readFlatConfig(distribution.resolve("conf/config.yaml"));
         config.put("rest.port", String.valueOf(restPort));
-        config.put("jobmanager.rpc.port", String.valueOf(freePort()));
+        config.put("jobmanager.rpc.port", String.valueOf(FreePort.find()));
         config.put("execution.checkpointing.dir", uri(runDirectory.resolve("checkpoints")));
         config.put(
                 "execution.checkpointing.savepoint-dir", uri(runDirectory.resolve("savepoints")));
@@ -437,11 +436,5 @@ final class LocalFlinkCluster implements AutoCloseable {
 
     private static String uri(Path directory) {
         return directory.toUri().toString();
-    }
-
-    static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
     }
 }

@@ -33,7 +33,6 @@ import org.apache.kafka.common.serialization.StringSerializer;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -97,12 +96,12 @@ final class LocalKafkaBroker implements AutoCloseable {
         Files.createDirectories(runs);
         for (int attempt = 1; ; attempt++) {
             Path directory = Files.createTempDirectory(runs, "kafka-");
-            int port = freePort();
+            int port = FreePort.find();
             Map<String, String> environment =
                     Map.of(
                             "KAFKA_LOCAL_DIR", directory.toString(),
                             "KAFKA_PORT", String.valueOf(port),
-                            "KAFKA_CONTROLLER_PORT", String.valueOf(freePort()));
+                            "KAFKA_CONTROLLER_PORT", String.valueOf(FreePort.find()));
             Thread shutdownHook = new Thread(() -> killNode(directory), "stop-local-kafka");
             Runtime.getRuntime().addShutdownHook(shutdownHook);
             LocalKafkaBroker broker = null;
@@ -352,11 +351,5 @@ final class LocalKafkaBroker implements AutoCloseable {
         Properties properties = new Properties();
         properties.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         return properties;
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
     }
 }

@@ -16,7 +16,6 @@ package dev.lateralsnapshot.e2e;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -58,7 +57,7 @@ final class LocalPostgres implements AutoCloseable {
         Files.createDirectories(runs);
         for (int attempt = 1; ; attempt++) {
             Path directory = Files.createTempDirectory(runs, "postgres-");
-            int port = freePort();
+            int port = FreePort.find();
             Thread shutdownHook = new Thread(() -> killServer(directory), "stop-local-postgres");
             Runtime.getRuntime().addShutdownHook(shutdownHook);
             try {
@@ -163,12 +162,6 @@ final class LocalPostgres implements AutoCloseable {
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
-        }
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
         }
     }
 }

@@ -48,7 +48,7 @@ final class LocalSqlGateway implements AutoCloseable {
 
     /** Starts the gateway and waits until its REST endpoint answers. */
     static LocalSqlGateway start(LocalFlinkCluster cluster) throws IOException {
-        LocalSqlGateway gateway = new LocalSqlGateway(cluster, LocalFlinkCluster.freePort());
+        LocalSqlGateway gateway = new LocalSqlGateway(cluster, FreePort.find());
         Runtime.getRuntime().addShutdownHook(gateway.shutdownHook);
         try {
             cluster.script(
