@@ -42,8 +42,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * DocumentRun} how, and {@link DocumentedOutput} how output is compared.
  *
  * <p>Each document runs in a session of its own, from its first snippet to its last, with its files
- * in a directory of its own. The Kafka tutorial is the exception: its SQL needs a Kafka broker, and
- * {@code KafkaTutorialIT} of flink-lateral-snapshot-e2e runs it on one.
+ * in a directory of its own. The Kafka and CDC tutorials are the exceptions: their SQL needs a
+ * Kafka broker (and the CDC tutorial's a PostgreSQL server and Debezium), and {@code
+ * KafkaTutorialIT} and {@code CdcTutorialIT} of flink-lateral-snapshot-e2e run them on real ones.
  */
 class DocsSqlSnippetsITCase {
 
@@ -53,8 +54,9 @@ class DocsSqlSnippetsITCase {
     @RegisterExtension
     static final MiniClusterExtension MINI_CLUSTER = MiniClusters.extension(SLOTS);
 
-    /** The page whose SQL the end-to-end tests run, against a real Kafka broker. */
-    private static final String KAFKA_TUTORIAL = "kafka-tutorial.md";
+    /** The pages whose SQL the end-to-end tests run, against a real Kafka broker. */
+    private static final List<String> END_TO_END_PAGES =
+            List.of("kafka-tutorial.md", "cdc-tutorial.md");
 
     @TempDir Path directory;
 
@@ -65,7 +67,10 @@ class DocsSqlSnippetsITCase {
         try (Stream<Path> docs = Files.list(repository.resolve("docs"))) {
             documents.addAll(
                     docs.filter(file -> file.toString().endsWith(".md"))
-                            .filter(file -> !file.getFileName().toString().equals(KAFKA_TUTORIAL))
+                            .filter(
+                                    file ->
+                                            !END_TO_END_PAGES.contains(
+                                                    file.getFileName().toString()))
                             .sorted()
                             .collect(Collectors.toList()));
         }
