@@ -31,9 +31,9 @@ import java.time.Duration;
  * /connectors} as it is; or {@code <worker url> status <connector>}, which prints the connector's
  * status as the worker reports it ({@code /connectors/<connector>/status}).
  *
- * <p>A distributed worker refuses to add a connector while it joins its group or reads its
- * configuration topic (409 Conflict, or no answer while it starts); {@code add} asks again for up
- * to a minute then.
+ * <p>A distributed worker refuses to add a connector while it starts (no answer, then 404 Not Found
+ * until its herder has started) and while it joins its group or reads its configuration topic (409
+ * Conflict); {@code add} asks again for up to a minute then.
  */
 public final class Connectors {
 
@@ -76,9 +76,10 @@ public final class Connectors {
                     return;
                 }
                 refusal = response.statusCode() + " " + response.body();
+                boolean starting = response.statusCode() == 404;
                 boolean busy =
                         response.statusCode() == 409 && !response.body().contains("already exists");
-                if (!busy) {
+                if (!starting && !busy) {
                     fail("The worker at " + worker + " refused the connector of " + file, refusal);
                 }
             } catch (ConnectException e) {
