@@ -25,7 +25,10 @@
 # a connector and its tasks.
 #
 # Converters: JSON without schemas for keys and values, the form Flink's 'debezium-json' format
-# reads by default.
+# reads by default. Exactly-once support for source connectors is on: a connector that asks for it
+# ("exactly.once.support": "required", as Debezium's PostgreSQL connector can) writes its records
+# and its offsets in one Kafka transaction, so that a worker that crashed sends nothing twice to
+# consumers that read with isolation.level = read_committed.
 #
 # Honours CONNECT_LOCAL_DIR (default: /tmp/flink-lateral-snapshot/connect), which holds the
 # worker's worker.properties, log/ and PID file; KAFKA_BOOTSTRAP_SERVERS (default localhost:9092)
@@ -67,12 +70,15 @@ offset.storage.partitions=1
 status.storage.topic=connect-status
 status.storage.replication.factor=1
 status.storage.partitions=1
+exactly.once.source.support=enabled
 # A worker that left the group (a crash, a restart) gets its connectors back when it joins again;
 # the default keeps them unassigned for up to 5 minutes, waiting for the worker that left, which
 # only makes sense in a group of several.
 scheduled.rebalance.max.delay.ms=0
 # How often the worker commits the offsets of what its connectors wrote (default 60 s): what a
-# crashed worker sends again when it is started again.
+# crashed worker sends again when it is started again, for a connector without exactly-once
+# support. With it, the worker commits records and offsets together for every batch the connector
+# hands it.
 offset.flush.interval.ms=5000
 PROPERTIES
 }

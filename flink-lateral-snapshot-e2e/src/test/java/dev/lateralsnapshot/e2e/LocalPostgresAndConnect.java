@@ -53,7 +53,8 @@ final class LocalPostgresAndConnect implements BeforeAllCallback {
     /**
      * The JSON of a Debezium PostgreSQL connector named {@code name} that captures the table {@code
      * public.<table>} of the local server into the topic {@code <name>.public.<table>}, through the
-     * {@code pgoutput} plugin, with a replication slot and a publication of its own.
+     * {@code pgoutput} plugin, with a replication slot and a publication of its own, and exactly
+     * once: its records and offsets in one Kafka transaction.
      */
     static String debeziumConnector(String name, String table) {
         return "{\"name\": \""
@@ -74,7 +75,8 @@ final class LocalPostgresAndConnect implements BeforeAllCallback {
                 + name.replace('-', '_')
                 + "\", \"publication.name\": \""
                 + name.replace('-', '_')
-                + "\", \"publication.autocreate.mode\": \"filtered\"}}";
+                + "\", \"publication.autocreate.mode\": \"filtered\","
+                + " \"exactly.once.support\": \"required\"}}";
     }
 
     /** The server and the worker, stopped by the root store when the test run ends. */
