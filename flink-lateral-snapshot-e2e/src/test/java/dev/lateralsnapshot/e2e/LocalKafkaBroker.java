@@ -193,17 +193,9 @@ final class LocalKafkaBroker implements AutoCloseable {
      */
     List<ConsumerRecord<String, String>> readCommitted(
             String topic, long expected, Duration quiet, Duration timeout) {
-        Properties properties = clientProperties();
-        properties.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        properties.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class);
-        properties.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class);
-        properties.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 10_000);
         List<ConsumerRecord<String, String>> records = new ArrayList<>();
-        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(properties)) {
-            List<TopicPartition> partitions =
-                    consumer.partitionsFor(topic, CLIENT_TIMEOUT).stream()
-                            .map(info -> new TopicPartition(topic, info.partition()))
-                            .collect(Collectors.toList());
+        try (KafkaConsumer<String, String> consumer = readCommittedConsumer()) {
+            List<TopicPartition> partitions = partitions(consumer, topic);
             consumer.assign(partitions);
             consumer.seekToBeginning(partitions);
             long deadline = System.nanoTime() + timeout.toNanos();
@@ -228,6 +220,80 @@ final class LocalKafkaBroker implements AutoCloseable {
             }
         }
         return records;
+    }
+
+    /**
+     * The records of a topic from the given offsets (by partition; a partition not given from its
+     * beginning) up to where its committed records end now, read as a consumer with {@code
+     * isolation.level = read_committed} does, in the order of each partition. Returns at once when
+     * there is nothing new: for a test that follows a topic as it grows.
+     */
+    List<ConsumerRecord<String, String>> readCommittedFrom(
+            String topic, Map<Integer, Long> offsets) {
+        List<ConsumerRecord<String, String>> records = new ArrayList<>();
+        try (KafkaConsumer<String, String> consumer = readCommittedConsumer()) {
+            List<TopicPartition> partitions = partitions(consumer, topic);
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            for (TopicPartition partition : partitions) {
+                Long offset = offsets.get(partition.partition());
+                if (offset != null) {
+                    consumer.seek(partition, offset);
+                }
+            }
+            Map<TopicPartition, Long> ends = consumer.endOffsets(partitions, CLIENT_TIMEOUT);
+            long deadline = System.nanoTime() + CLIENT_TIMEOUT.toNanos();
+            while (partitions.stream()
+                    .anyMatch(p -> consumer.position(p, CLIENT_TIMEOUT) < ends.get(p))) {
+                if (System.nanoTime() > deadline) {
+                    throw new AssertionError(
+                            "Timed out after "
+                                    + CLIENT_TIMEOUT
+                                    + " reading topic "
+                                    + topic
+                                    + " up to "
+                                    + ends
+                                    + "; read "
+                                    + records.size());
+                }
+                for (ConsumerRecord<String, String> record :
+                        consumer.poll(Duration.ofMillis(200))) {
+                    records.add(record);
+                }
+            }
+        }
+        return records;
+    }
+
+    /**
+     * Where the committed records of each partition of a topic end now: the offsets from which
+     * {@link #readCommittedFrom} reads what comes after.
+     */
+    Map<Integer, Long> endOffsets(String topic) {
+        try (KafkaConsumer<String, String> consumer = readCommittedConsumer()) {
+            return consumer
+                    .endOffsets(partitions(consumer, topic), CLIENT_TIMEOUT)
+                    .entrySet()
+                    .stream()
+                    .collect(
+                            Collectors.toMap(end -> end.getKey().partition(), Map.Entry::getValue));
+        }
+    }
+
+    private KafkaConsumer<String, String> readCommittedConsumer() {
+        Properties properties = clientProperties();
+        properties.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        properties.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class);
+        properties.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class);
+        properties.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 10_000);
+        return new KafkaConsumer<>(properties);
+    }
+
+    private static List<TopicPartition> partitions(
+            KafkaConsumer<String, String> consumer, String topic) {
+        return consumer.partitionsFor(topic, CLIENT_TIMEOUT).stream()
+                .map(info -> new TopicPartition(topic, info.partition()))
+                .collect(Collectors.toList());
     }
 
     /**
