@@ -32,8 +32,8 @@
 #
 # Honours CONNECT_LOCAL_DIR (default: /tmp/flink-lateral-snapshot/connect), which holds the
 # worker's worker.properties, log/ and PID file; KAFKA_BOOTSTRAP_SERVERS (default localhost:9092)
-# and CONNECT_PORT (default 8083, its REST API), which take effect when worker.properties is
-# written; CONNECT_HEAP_OPTS (default -Xms256m -Xmx512m).
+# and CONNECT_PORT (default 8084, its REST API; 8083 is the SQL Gateway's), which take effect when
+# worker.properties is written; CONNECT_HEAP_OPTS (default -Xms256m -Xmx512m).
 set -euo pipefail
 . "$(dirname "$0")/flink-env.sh"
 
@@ -45,7 +45,7 @@ pid_file=$CONNECT_LOCAL_DIR/connect.pid
 log_dir=$CONNECT_LOCAL_DIR/log
 
 write_config() {
-    local servers=${KAFKA_BOOTSTRAP_SERVERS:-localhost:9092} port=${CONNECT_PORT:-8083}
+    local servers=${KAFKA_BOOTSTRAP_SERVERS:-localhost:9092} port=${CONNECT_PORT:-8084}
     cat > "$config" <<PROPERTIES
 # Written by connect-local.sh: one distributed worker, its REST API on localhost only.
 bootstrap.servers=$servers
