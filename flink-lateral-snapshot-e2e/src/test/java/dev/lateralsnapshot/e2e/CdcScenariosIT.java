@@ -209,6 +209,9 @@ class CdcScenariosIT {
         }
 
         assertThat(sentTwice()).as("changes that a read_committed reader sees twice").isZero();
+        assertThat(changes.get(changes.size() - 1).path("after").has("email"))
+                .as("Debezium's changes after ADD COLUMN carry the column")
+                .isTrue();
         Result result = awaitOutput();
         result.assertExact("every order");
         assertThat(job.state()).as("the job after ADD COLUMN").isEqualTo("RUNNING");
