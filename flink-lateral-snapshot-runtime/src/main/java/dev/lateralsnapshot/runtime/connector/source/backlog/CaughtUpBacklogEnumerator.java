@@ -47,9 +47,11 @@ import static org.apache.flink.util.Preconditions.checkNotNull;
  * CaughtUpBacklogReader}). The first reader that finds the gauge set says so, and the enumerator
  * reports a backlog. When every subtask of the current parallelism has caught up after that, it
  * reports the end of the backlog, once, and tells the readers that may still be watching. A subtask
- * whose latest report is {@code IDLE_WITHOUT_GAUGE} counts as caught up: the gauge in another
- * reader shows that the source publishes it and that the system behind it answers, so a reader that
- * has had nothing to read and no gauge is taken to have read empty splits.
+ * whose latest report is {@code IDLE_WITHOUT_GAUGE} counts as caught up once another subtask's
+ * latest report is {@code PENDING_RECORDS_ZERO}: that reader shows that the source publishes the
+ * gauge and that the system behind it answers, so a reader that has had nothing to read and no
+ * gauge is taken to have read empty splits. A subtask that registers again must report again, so a
+ * gauge seen before a failure never vouches for a restarted reader.
  *
  * <p>A source that never sets the gauge (one without it, an empty Kafka topic, a topic read from
  * its latest offset) reports no backlog, and its end does not end the join's load phase: the join's
@@ -181,23 +183,34 @@ final class CaughtUpBacklogEnumerator<SplitT extends SourceSplit, CheckpointT>
             }
             kinds.merge(caughtUpBy, 1, Integer::sum);
         }
-        if (backlogStarted) {
+        if (!backlogStarted) {
+            logNoGauge(parallelism, kinds);
+        } else if (!kinds.containsKey(Kind.IDLE_WITHOUT_GAUGE)
+                || kinds.containsKey(Kind.PENDING_RECORDS_ZERO)) {
+            // A reader idle without a gauge counts once a reader of the current attempts has
+            // caught up by its gauge: the gauge seen before a subtask failed says nothing of the
+            // restarted reader's first fetch, which can take longer than a re-check interval.
             endBacklog(parallelism, kinds);
-        } else if (!noGaugeLogged) {
-            noGaugeLogged = true;
-            // Info, not a warning: a Kafka reader's first fetch can take longer than a re-check
-            // interval, and the backlog then starts right after this line.
-            LOG.info(
-                    "None of the source's {} readers has anything to read, and the source has set"
-                            + " no pendingRecords gauge in any of them (readers by how they stand:"
-                            + " {}): it reports no backlog until a reader reads records and finds"
-                            + " the gauge set, and the end of a backlog does not end the load phase"
-                            + " of the LATERAL SNAPSHOT join it feeds. An empty topic, or one read"
-                            + " from its latest offset, has no records to read; the join's other"
-                            + " conditions end its load phase.",
-                    parallelism,
-                    kinds);
         }
+    }
+
+    private void logNoGauge(int parallelism, Map<Kind, Integer> kinds) {
+        if (noGaugeLogged) {
+            return;
+        }
+        noGaugeLogged = true;
+        // Info, not a warning: a Kafka reader's first fetch can take longer than a re-check
+        // interval, and the backlog then starts right after this line.
+        LOG.info(
+                "None of the source's {} readers has anything to read, and the source has set"
+                        + " no pendingRecords gauge in any of them (readers by how they stand:"
+                        + " {}): it reports no backlog until a reader reads records and finds"
+                        + " the gauge set, and the end of a backlog does not end the load phase"
+                        + " of the LATERAL SNAPSHOT join it feeds. An empty topic, or one read"
+                        + " from its latest offset, has no records to read; the join's other"
+                        + " conditions end its load phase.",
+                parallelism,
+                kinds);
     }
 
     private void endBacklog(int parallelism, Map<Kind, Integer> kinds) {

@@ -43,7 +43,10 @@
  *       one. Until its report is final the reader also wakes up every re-check interval to look
  *       again.
  *   <li>When the backlog has started and every subtask has caught up, the enumerator reports the
- *       end of the backlog, once. It then tells the readers still watching, and every reader that
+ *       end of the backlog, once. A subtask whose latest report is {@code IDLE_WITHOUT_GAUGE}
+ *       counts only while another's latest is {@code PENDING_RECORDS_ZERO}: after a failure, the
+ *       restarted reader of the partitions that had the gauge reports again and is not vouched for
+ *       by the gauge it had before. It then tells the readers still watching, and every reader that
  *       registers later, that the backlog has ended ({@code BacklogEndedEvent}); they stop
  *       watching. A subtask that registers again before the end must catch up again.
  * </ol>

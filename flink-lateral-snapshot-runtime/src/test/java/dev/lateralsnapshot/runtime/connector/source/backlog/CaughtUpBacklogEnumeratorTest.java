@@ -115,6 +115,27 @@ class CaughtUpBacklogEnumeratorTest {
     }
 
     @Test
+    void aRestartedReaderIdleWithoutItsGaugeYetKeepsTheBacklog() throws Throwable {
+        try (RecordingEnumeratorContext<Split> context = new RecordingEnumeratorContext<>(2)) {
+            SplitEnumerator<Split, Set<Split>> enumerator = started(context);
+            enumerator.handleSourceEvent(0, new PendingRecordsPublishedEvent());
+            enumerator.handleSourceEvent(1, new ReaderCaughtUpEvent(NO_SPLIT));
+
+            // Subtask 0 fails before it caught up; its new reader has not fetched yet.
+            context.unregisterReader(0);
+            enumerator.addSplitsBack(List.of(new Split(0, 0, 10)), 0);
+            addReader(enumerator, context, 0);
+            enumerator.handleSourceEvent(0, new ReaderCaughtUpEvent(IDLE_WITHOUT_GAUGE));
+            assertThat(context.backlog).containsExactly(true);
+
+            enumerator.handleSourceEvent(0, new ReaderCaughtUpEvent(READING_AGAIN));
+            enumerator.handleSourceEvent(0, new PendingRecordsPublishedEvent());
+            enumerator.handleSourceEvent(0, new ReaderCaughtUpEvent(PENDING_RECORDS_ZERO));
+            assertThat(context.backlog).containsExactly(true, false);
+        }
+    }
+
+    @Test
     void aReaderThatReadsAgainBeforeTheEndKeepsTheBacklog() throws Throwable {
         try (RecordingEnumeratorContext<Split> context = new RecordingEnumeratorContext<>(2)) {
             SplitEnumerator<Split, Set<Split>> enumerator = started(context);
