@@ -19,22 +19,15 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 
-import static dev.lateralsnapshot.e2e.KafkaTables.ENRICHED_COLUMNS;
-import static dev.lateralsnapshot.e2e.KafkaTables.ORDERS_COLUMNS;
 import static dev.lateralsnapshot.e2e.KafkaTables.insertFrom;
 import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.CURRENT_PHASE;
 import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.NUM_BUILD_SIDE_CHANGES_APPLIED;
-import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.createTable;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -158,62 +151,11 @@ class CdcBadInputIT {
      * customers options, into the sink topic.
      */
     private ClusterJob submit(String name, String customersOptions, String sinkTopic) {
-        String servers = "'properties.bootstrap.servers' = '" + broker.bootstrapServers() + "'";
-        String ddl =
-                String.join(
-                        "\n",
-                        "SET 'table.local-time-zone' = 'UTC';",
-                        "SET 'table.exec.lateral-snapshot.load-completed-on-caught-up' = 'true';",
-                        createTable(
-                                        "orders",
-                                        ORDERS_COLUMNS,
-                                        "'connector' = 'kafka', 'topic' = '"
-                                                + tables.orders
-                                                + "', "
-                                                + servers
-                                                + ", 'scan.startup.mode' = 'latest-offset',"
-                                                + " 'format' = 'json'")
-                                + ";",
-                        createTable(
-                                        "customers",
-                                        "customer_id INT, tier STRING, country STRING,"
-                                                + " updated_at TIMESTAMP_LTZ(3) METADATA FROM"
-                                                + " 'value.source.timestamp' VIRTUAL,"
-                                                + " PRIMARY KEY (customer_id) NOT ENFORCED,"
-                                                + " WATERMARK FOR updated_at AS updated_at",
-                                        "'connector' = 'kafka', 'topic' = '"
-                                                + TOPIC
-                                                + "', "
-                                                + servers
-                                                + ", 'scan.startup.mode' = 'earliest-offset',"
-                                                + " 'format' = 'debezium-json',"
-                                                + " 'properties.isolation.level' ="
-                                                + " 'read_committed'"
-                                                + customersOptions)
-                                + ";",
-                        createTable(
-                                        "enriched",
-                                        ENRICHED_COLUMNS,
-                                        "'connector' = 'kafka', 'topic' = '"
-                                                + sinkTopic
-                                                + "', "
-                                                + servers
-                                                + ", 'format' = 'json'")
-                                + ";",
-                        "");
-        String insert = insertFrom("orders", "customers", "LEFT JOIN", "enriched");
-        try {
-            Path init =
-                    Files.writeString(
-                            cluster.runDirectory().resolve("bad-input-" + name + "-ddl.sql"), ddl);
-            Path file =
-                    Files.writeString(
-                            cluster.runDirectory().resolve("bad-input-" + name + "-insert.sql"),
-                            insert);
-            return ClusterJob.submittedBySqlClient(
-                    cluster.rest(), cluster.sqlClientWithFile(init, file));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return ClusterJob.submittedWithSqlClient(
+                cluster,
+                "bad-input-" + name,
+                "SET 'table.exec.lateral-snapshot.load-completed-on-caught-up' = 'true';\n"
+                        + tables.debeziumDdl(TOPIC, customersOptions, sinkTopic, ""),
+                insertFrom("orders", "customers", "LEFT JOIN", "enriched"));
     }
 }

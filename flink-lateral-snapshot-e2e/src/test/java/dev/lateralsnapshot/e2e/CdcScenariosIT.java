@@ -23,8 +23,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -33,8 +31,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 
-import static dev.lateralsnapshot.e2e.KafkaTables.ENRICHED_COLUMNS;
-import static dev.lateralsnapshot.e2e.KafkaTables.ORDERS_COLUMNS;
 import static dev.lateralsnapshot.e2e.KafkaTables.enrichedRow;
 import static dev.lateralsnapshot.e2e.KafkaTables.exactlyOnce;
 import static dev.lateralsnapshot.e2e.KafkaTables.insertFrom;
@@ -42,7 +38,6 @@ import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.CURRENT_BUILD_SI
 import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.CURRENT_PHASE;
 import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.LOAD_COMPLETED_REASON;
 import static dev.lateralsnapshot.testutils.metrics.JoinMetrics.NUM_UNMATCHED_BUILD_RETRACTIONS;
-import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.createTable;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -437,63 +432,23 @@ class CdcScenariosIT {
     // ---- the job and its output ----
 
     private ClusterJob submit() {
-        String servers = "'properties.bootstrap.servers' = '" + broker.bootstrapServers() + "'";
-        String ddl =
+        String settings =
                 String.join(
                         "\n",
                         "SET 'parallelism.default' = '2';",
-                        "SET 'table.local-time-zone' = 'UTC';",
                         "SET 'execution.checkpointing.interval' = '2 s';",
                         "SET 'table.exec.lateral-snapshot.load-completed-on-caught-up' = 'true';",
                         // Debezium's topic has one partition: the source subtask without one
                         // sends no watermark, and would hold the build watermark back unless idle.
                         "SET 'table.exec.source.idle-timeout' = '500 ms';",
-                        createTable(
-                                        "orders",
-                                        ORDERS_COLUMNS,
-                                        "'connector' = 'kafka', 'topic' = '"
-                                                + tables.orders
-                                                + "', "
-                                                + servers
-                                                + ", 'scan.startup.mode' = 'earliest-offset',"
-                                                + " 'format' = 'json'")
-                                + ";",
-                        createTable(
-                                        "members",
-                                        "customer_id INT, tier STRING, country STRING,"
-                                                + " updated_at TIMESTAMP_LTZ(3) METADATA FROM"
-                                                + " 'value.source.timestamp' VIRTUAL,"
-                                                + " PRIMARY KEY (customer_id) NOT ENFORCED,"
-                                                + " WATERMARK FOR updated_at AS updated_at",
-                                        "'connector' = 'kafka', 'topic' = '"
-                                                + TOPIC
-                                                + "', "
-                                                + servers
-                                                + ", 'scan.startup.mode' = 'earliest-offset',"
-                                                + " 'format' = 'debezium-json',"
-                                                + " 'properties.isolation.level' ="
-                                                + " 'read_committed'")
-                                + ";",
-                        createTable(
-                                        "enriched",
-                                        ENRICHED_COLUMNS,
-                                        "'connector' = 'kafka', 'topic' = '"
-                                                + tables.enrichedLeft
-                                                + "', "
-                                                + servers
-                                                + ", 'format' = 'json'"
-                                                + exactlyOnce(tables.enrichedLeft))
-                                + ";",
                         "");
-        String insert = insertFrom("orders", "members", "LEFT JOIN", "enriched");
-        try {
-            Path init = Files.writeString(cluster.runDirectory().resolve("cdc-ddl.sql"), ddl);
-            Path file = Files.writeString(cluster.runDirectory().resolve("cdc-insert.sql"), insert);
-            return ClusterJob.submittedBySqlClient(
-                    cluster.rest(), cluster.sqlClientWithFile(init, file));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return ClusterJob.submittedWithSqlClient(
+                cluster,
+                "cdc-scenarios",
+                settings
+                        + tables.debeziumDdl(
+                                TOPIC, "", tables.enrichedLeft, exactlyOnce(tables.enrichedLeft)),
+                insertFrom("orders", "customers", "LEFT JOIN", "enriched"));
     }
 
     /** What the sink committed, against every order written so far. */

@@ -16,8 +16,12 @@ package dev.lateralsnapshot.e2e;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -75,6 +79,23 @@ final class ClusterJob {
         Matcher jobId = SQL_CLIENT_JOB_ID.matcher(printed);
         assertThat(jobId.find()).as("a submitted job in:%n%s", printed).isTrue();
         return new ClusterJob(rest, jobId.group(1)).awaitRunning();
+    }
+
+    /**
+     * Runs the SQL Client with the DDL as its init script ({@code -i}) and the INSERT in a
+     * statement file ({@code -f}), both in the cluster's run directory under the given name;
+     * returns the job once it runs.
+     */
+    static ClusterJob submittedWithSqlClient(
+            LocalFlinkCluster cluster, String name, String ddl, String insert) {
+        try {
+            Path init = Files.writeString(cluster.runDirectory().resolve(name + "-ddl.sql"), ddl);
+            Path file =
+                    Files.writeString(cluster.runDirectory().resolve(name + "-insert.sql"), insert);
+            return submittedBySqlClient(cluster.rest(), cluster.sqlClientWithFile(init, file));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     String id() {

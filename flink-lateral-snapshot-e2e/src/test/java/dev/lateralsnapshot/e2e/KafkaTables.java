@@ -48,6 +48,17 @@ final class KafkaTables {
                     + " PRIMARY KEY (customer_id) NOT ENFORCED,"
                     + " WATERMARK FOR updated_at AS updated_at";
 
+    /**
+     * The columns of a customers table that Debezium captures from PostgreSQL: the row time is the
+     * change's commit time in the database (the format's metadata {@code source.timestamp}), and
+     * the database table's primary key is the Flink table's.
+     */
+    static final String DEBEZIUM_CUSTOMERS_COLUMNS =
+            "customer_id INT, tier STRING, country STRING,"
+                    + " updated_at TIMESTAMP_LTZ(3) METADATA FROM 'value.source.timestamp' VIRTUAL,"
+                    + " PRIMARY KEY (customer_id) NOT ENFORCED,"
+                    + " WATERMARK FOR updated_at AS updated_at";
+
     static final String ENRICHED_COLUMNS =
             "order_id BIGINT, customer_id INT, tier STRING, country STRING";
 
@@ -122,6 +133,40 @@ final class KafkaTables {
                                 "enriched_inner",
                                 ENRICHED_COLUMNS,
                                 kafka(enrichedInner) + ", 'format' = 'json'" + sinkOptions)
+                        + ";",
+                "");
+    }
+
+    /**
+     * The SQL Client's init script of a join with the customers that Debezium captures into {@code
+     * debeziumTopic}: UTC session time, then {@code orders} from its earliest offset, {@code
+     * customers} read with {@code debezium-json} from the topic's start, committed records only,
+     * with further options, and {@code enriched} writing JSON into {@code sinkTopic}, with further
+     * options.
+     */
+    String debeziumDdl(
+            String debeziumTopic, String customersOptions, String sinkTopic, String sinkOptions) {
+        return String.join(
+                "\n",
+                "SET 'table.local-time-zone' = 'UTC';",
+                createTable(
+                                "orders",
+                                ORDERS_COLUMNS,
+                                kafka(orders) + ", 'format' = 'json'" + FROM_EARLIEST)
+                        + ";",
+                createTable(
+                                "customers",
+                                DEBEZIUM_CUSTOMERS_COLUMNS,
+                                kafka(debeziumTopic)
+                                        + ", 'format' = 'debezium-json'"
+                                        + FROM_EARLIEST
+                                        + ", 'properties.isolation.level' = 'read_committed'"
+                                        + customersOptions)
+                        + ";",
+                createTable(
+                                "enriched",
+                                ENRICHED_COLUMNS,
+                                kafka(sinkTopic) + ", 'format' = 'json'" + sinkOptions)
                         + ";",
                 "");
     }
