@@ -144,15 +144,8 @@ stop() {
     fi
     local pid
     pid=$(cat "$pid_file")
-    kill "$pid"
     # The worker leaves its group and stops its connectors' tasks first.
-    for _ in $(seq 1 300); do
-        kill -0 "$pid" 2>/dev/null || break
-        sleep 0.1
-    done
-    if kill -0 "$pid" 2>/dev/null; then
-        kill -9 "$pid"
-    fi
+    flink_kill_and_wait "$pid" 30
     rm -f "$pid_file"
     echo "Stopped Kafka Connect (PID $pid)."
 }

@@ -123,6 +123,17 @@ flink_start_daemon() {
     echo "Started $type $n (PID $!), log $log"
 }
 
+# Asks a process to stop, waits up to <seconds> for it to end, then kills it: <pid> <seconds>.
+flink_kill_and_wait() {
+    local pid=$1 seconds=$2
+    kill "$pid"
+    for _ in $(seq 1 $((seconds * 10))); do
+        kill -0 "$pid" 2>/dev/null || return 0
+        sleep 0.1
+    done
+    kill -9 "$pid" 2>/dev/null || true
+}
+
 # Stops every daemon of one type that this distribution started, by the PIDs in its PID file:
 # <type> <main class>.
 flink_stop_daemons() {
@@ -136,14 +147,7 @@ flink_stop_daemons() {
         args=$(ps -p "$pid" -o args= 2>/dev/null) || continue
         if [[ "$args" == *"-Dlog.file=$FLINK_LOG_DIR/flink-$IDENT-$type-"* &&
             "$args" == *" $main_class"* ]]; then
-            kill "$pid"
-            for _ in $(seq 1 100); do
-                kill -0 "$pid" 2>/dev/null || break
-                sleep 0.1
-            done
-            if kill -0 "$pid" 2>/dev/null; then
-                kill -9 "$pid"
-            fi
+            flink_kill_and_wait "$pid" 10
             echo "Stopped $type (PID $pid)."
         fi
     done < "$pid_file"
