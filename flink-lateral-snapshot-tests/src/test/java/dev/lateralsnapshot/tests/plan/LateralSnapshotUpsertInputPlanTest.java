@@ -201,6 +201,67 @@ class LateralSnapshotUpsertInputPlanTest {
     }
 
     /**
+     * An upsert source whose {@code on_time} is a metadata column (Kafka's record timestamp, say):
+     * Flink keeps its ChangelogNormalize for that column, the join leaves it out and reads the
+     * upserts and deletes by key itself. The reference table is held once.
+     */
+    @Test
+    void upsertSourceWithAMetadataOnTimeIsReadWithoutNormalization(TableEnvironment env)
+            throws Exception {
+        createUpsertRatesWithRecordTime(env);
+        String query =
+                "SELECT o.order_id, r.rate FROM orders AS o LEFT JOIN LATERAL SNAPSHOT(input =>"
+                        + " TABLE upsert_rates, on_time => DESCRIPTOR(record_time),"
+                        + " load_completed_time => CAST(TIMESTAMP '2026-01-02 00:00:00' AS"
+                        + " TIMESTAMP_LTZ(3))) AS r ON o.currency = r.currency";
+        String plan =
+                physicalPlan(
+                        explain(
+                                getClass(),
+                                "upsert_source_with_a_metadata_on_time",
+                                env,
+                                query,
+                                ExplainDetail.CHANGELOG_MODE));
+        assertThat(plan).doesNotContain("ChangelogNormalize");
+        assertOneRowPerKey(env, query);
+    }
+
+    /**
+     * Join keys beyond the source's key: an update can move a row to another join key, whose old
+     * row only an UPDATE_BEFORE removes, so the normalization stays and produces them.
+     */
+    @Test
+    void joinKeysBeyondTheSourceKeyKeepTheNormalization(TableEnvironment env) throws Exception {
+        createUpsertRatesWithRecordTime(env);
+        String query =
+                "SELECT o.order_id, r.rate FROM orders AS o JOIN LATERAL SNAPSHOT(input => TABLE"
+                        + " upsert_rates, on_time => DESCRIPTOR(record_time), load_completed_time"
+                        + " => CAST(TIMESTAMP '2026-01-02 00:00:00' AS TIMESTAMP_LTZ(3))) AS r"
+                        + " ON o.currency = r.currency AND CAST(o.order_id AS DOUBLE) = r.rate";
+        String plan =
+                physicalPlan(
+                        explain(
+                                getClass(),
+                                "upsert_source_joined_on_more_than_its_key",
+                                env,
+                                query,
+                                ExplainDetail.CHANGELOG_MODE));
+        assertThat(planLines(plan, "ChangelogNormalize(")).hasSize(1);
+        assertRetractingBuildWithOneRowPerKey(env, query, plan);
+    }
+
+    private static void createUpsertRatesWithRecordTime(TableEnvironment env) {
+        env.executeSql(
+                createTable(
+                        "upsert_rates",
+                        "currency STRING, rate DOUBLE, record_time TIMESTAMP_LTZ(3) METADATA FROM"
+                                + " 'timestamp', WATERMARK FOR record_time AS record_time,"
+                                + " PRIMARY KEY (currency) NOT ENFORCED",
+                        "'connector' = 'values', 'changelog-mode' = 'UA,D', 'readable-metadata' ="
+                                + " 'timestamp:TIMESTAMP_LTZ(3)'"));
+    }
+
+    /**
      * No node drops the build input's UPDATE_BEFORE messages, and the operator keeps one row per
      * key: the primary key lies within the join keys, and a filter passes or drops a retraction
      * together with the row it retracts, so a retraction still refers to the one row of its key.

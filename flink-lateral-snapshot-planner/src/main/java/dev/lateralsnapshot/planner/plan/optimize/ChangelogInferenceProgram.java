@@ -14,6 +14,7 @@
 
 package dev.lateralsnapshot.planner.plan.optimize;
 
+import dev.lateralsnapshot.planner.internal.ChangelogNormalizations;
 import dev.lateralsnapshot.planner.internal.ProcessTableFunctionDisguise;
 import dev.lateralsnapshot.planner.internal.ProcessTableFunctionDisguise.InputDroppedException;
 import dev.lateralsnapshot.planner.plan.nodes.physical.stream.ChangelogInferenceNode;
@@ -25,6 +26,7 @@ import org.apache.flink.table.planner.plan.optimize.program.FlinkOptimizeProgram
 import org.apache.flink.table.planner.plan.optimize.program.StreamOptimizeContext;
 
 import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.util.ImmutableBitSet;
 
 import java.util.ArrayList;
 import java.util.Collections;
@@ -143,9 +145,35 @@ public final class ChangelogInferenceProgram {
     }
 
     private static RelNode undisguise(RelNode node) {
-        return node instanceof ChangelogInferenceNode
-                ? ((ChangelogInferenceNode) node).toJoin()
-                : node;
+        if (!(node instanceof ChangelogInferenceNode)) {
+            return node;
+        }
+        return withoutUpsertNormalization(((ChangelogInferenceNode) node).toJoin());
+    }
+
+    /**
+     * The join reading an upsert build source without the {@code ChangelogNormalize} that Flink
+     * keeps in front of it because a metadata column of the source is read (typically {@code
+     * on_time} from Kafka's record timestamp). The join needs no full rows: keyed by the source's
+     * key, it keeps one row per key, an upsert replaces it, and a delete removes it by key and
+     * applies at its own time, the time of the delete. Without the normalization the reference
+     * table is held once, in the join, instead of twice.
+     */
+    private static StreamPhysicalLateralSnapshotJoin withoutUpsertNormalization(
+            StreamPhysicalLateralSnapshotJoin join) {
+        ImmutableBitSet buildKeys = ImmutableBitSet.of(join.joinSpec().getRightKeys());
+        return ChangelogNormalizations.withoutUpsertNormalization(join.getRight(), buildKeys)
+                .map(
+                        build ->
+                                (StreamPhysicalLateralSnapshotJoin)
+                                        join.copy(
+                                                join.getTraitSet(),
+                                                join.getCondition(),
+                                                join.getLeft(),
+                                                build,
+                                                join.getJoinType(),
+                                                false))
+                .orElse(join);
     }
 
     /**
