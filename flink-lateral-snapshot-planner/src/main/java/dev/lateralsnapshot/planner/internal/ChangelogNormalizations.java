@@ -20,11 +20,18 @@ import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalC
 import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalExchange;
 import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalTableSourceScan;
 import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalWatermarkAssigner;
+import org.apache.flink.table.planner.plan.trait.DeleteKindTraitDef;
+import org.apache.flink.table.planner.plan.trait.ModifyKindSetTraitDef;
 import org.apache.flink.table.planner.plan.trait.UpdateKindTrait;
 import org.apache.flink.table.planner.plan.trait.UpdateKindTraitDef;
 import org.apache.flink.table.planner.utils.ShortcutUtils;
 
+import org.apache.calcite.plan.RelTraitSet;
 import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rex.RexInputRef;
+import org.apache.calcite.rex.RexLocalRef;
+import org.apache.calcite.rex.RexNode;
+import org.apache.calcite.rex.RexProgram;
 import org.apache.calcite.util.ImmutableBitSet;
 
 import java.util.List;
@@ -97,29 +104,66 @@ public final class ChangelogNormalizations {
     }
 
     /**
-     * The input of a consumer hashed by {@code keys} that takes upserts and deletes by key, without
-     * the normalization it reads, if that is an {@link #upsertNormalization} keyed by exactly
-     * {@code keys}: the consumer's exchange, if it has one, then reads what the normalization read,
-     * with its changelog mode. Empty where the input has no such normalization.
+     * The input of a consumer that takes upserts and deletes by {@code keys} (positions in {@code
+     * input}'s row), without the normalization it reads, if that is an {@link #upsertNormalization}
+     * keyed by exactly those columns. Between the consumer and the normalization there may be
+     * exchanges, watermark assigners and projections (Flink puts the rowtime's cast above the
+     * normalization when the watermark is pushed into the scan); they stay, now reading what the
+     * normalization read, with its changelog mode. Empty where the input has no such normalization,
+     * or a projection computes a key column.
      */
     public static Optional<RelNode> withoutUpsertNormalization(
             RelNode input, ImmutableBitSet keys) {
-        boolean exchanged = input instanceof StreamPhysicalExchange;
-        RelNode normalize = exchanged ? input.getInput(0) : input;
-        return upsertNormalization(normalize)
-                .filter(normalization -> normalization.key().equals(keys))
-                .map(
-                        normalization ->
-                                exchanged
-                                        ? exchangeOf(
-                                                (StreamPhysicalExchange) input,
-                                                normalization.input())
-                                        : normalization.input());
+        Optional<UpsertNormalization> normalization = upsertNormalization(input);
+        if (normalization.isPresent()) {
+            return normalization
+                    .filter(upsert -> upsert.key().equals(keys))
+                    .map(UpsertNormalization::input);
+        }
+        Optional<ImmutableBitSet> keysBelow;
+        if (input instanceof StreamPhysicalExchange
+                || input instanceof StreamPhysicalWatermarkAssigner) {
+            keysBelow = Optional.of(keys);
+        } else if (isProjection(input)) {
+            keysBelow = projectedFrom((StreamPhysicalCalcBase) input, keys);
+        } else {
+            keysBelow = Optional.empty();
+        }
+        return keysBelow
+                .flatMap(below -> withoutUpsertNormalization(input.getInput(0), below))
+                .map(below -> onto(input, below));
     }
 
-    private static RelNode exchangeOf(StreamPhysicalExchange exchange, RelNode input) {
-        return exchange.copy(
-                input.getTraitSet().replace(exchange.getDistribution()), List.of(input));
+    /** The columns of the calc's input that {@code keys} of its output are, if all are copied. */
+    private static Optional<ImmutableBitSet> projectedFrom(
+            StreamPhysicalCalcBase calc, ImmutableBitSet keys) {
+        RexProgram program = calc.getProgram();
+        List<RexLocalRef> projects = program.getProjectList();
+        ImmutableBitSet.Builder below = ImmutableBitSet.builder();
+        for (int key : keys) {
+            RexNode expression = program.expandLocalRef(projects.get(key));
+            if (!(expression instanceof RexInputRef)) {
+                return Optional.empty();
+            }
+            below.set(((RexInputRef) expression).getIndex());
+        }
+        return Optional.of(below.build());
+    }
+
+    /** {@code node} reading {@code input} instead, with the changelog traits of {@code input}. */
+    private static RelNode onto(RelNode node, RelNode input) {
+        RelTraitSet changelog = input.getTraitSet();
+        RelTraitSet traits =
+                node.getTraitSet()
+                        .replace(changelog.getTrait(ModifyKindSetTraitDef.INSTANCE()))
+                        .replace(changelog.getTrait(UpdateKindTraitDef.INSTANCE()))
+                        .replace(changelog.getTrait(DeleteKindTraitDef.INSTANCE()));
+        return node.copy(traits, List.of(input));
+    }
+
+    private static boolean isProjection(RelNode node) {
+        return node instanceof StreamPhysicalCalcBase
+                && ((StreamPhysicalCalcBase) node).getProgram().getCondition() == null;
     }
 
     private static boolean readsAScanOnly(RelNode node) {
@@ -129,9 +173,7 @@ public final class ChangelogNormalizations {
         boolean passesRowsOn =
                 node instanceof StreamPhysicalExchange
                         || node instanceof StreamPhysicalWatermarkAssigner
-                        || (node instanceof StreamPhysicalCalcBase
-                                && ((StreamPhysicalCalcBase) node).getProgram().getCondition()
-                                        == null);
+                        || isProjection(node);
         return passesRowsOn && readsAScanOnly(node.getInput(0));
     }
 }

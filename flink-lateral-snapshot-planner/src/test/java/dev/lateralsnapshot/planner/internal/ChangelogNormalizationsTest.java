@@ -127,6 +127,39 @@ class ChangelogNormalizationsTest {
                                         .isEmpty());
     }
 
+    /**
+     * With the watermark in the scan, as Kafka's source takes it, Flink casts the rowtime in a
+     * projection above the normalization; the projection stays, reading the scan.
+     */
+    @Test
+    void aProjectionAboveTheNormalizationStays() {
+        TableEnvironment env = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
+        env.executeSql(
+                createTable(
+                        "source",
+                        SOURCE_COLUMNS + ", WATERMARK FOR ts AS ts",
+                        SOURCE_OPTIONS
+                                + ", 'disable-lookup' = 'true', 'enable-watermark-push-down' ="
+                                + " 'true'"));
+        env.executeSql(
+                createTable(
+                        "sink",
+                        "k STRING, v DOUBLE, ts TIMESTAMP_LTZ(3), PRIMARY KEY (k) NOT ENFORCED",
+                        SINK_OPTIONS));
+        RelNode sinkInput =
+                optimize(env, "INSERT INTO sink SELECT k, v, ts FROM source").getInput(0);
+        assertThat(nodesNamed(sinkInput, "StreamPhysicalChangelogNormalize")).hasSize(1);
+
+        RelNode without =
+                ChangelogNormalizations.withoutUpsertNormalization(sinkInput, ImmutableBitSet.of(0))
+                        .orElseThrow();
+        assertThat(nodesNamed(without, "StreamPhysicalChangelogNormalize")).isEmpty();
+        assertThat(nodesNamed(without, "StreamPhysicalCalc"))
+                .as("the projection that casts the rowtime")
+                .hasSize(1);
+        assertThat(nodesNamed(without, "StreamPhysicalTableSourceScan")).hasSize(1);
+    }
+
     private static TableEnvironment environment() {
         TableEnvironment env = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
         env.executeSql(createTable("source", SOURCE_COLUMNS, SOURCE_OPTIONS));

@@ -23,6 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import java.util.stream.Stream;
@@ -205,23 +206,21 @@ class LateralSnapshotUpsertInputPlanTest {
      * Flink keeps its ChangelogNormalize for that column, the join leaves it out and reads the
      * upserts and deletes by key itself. The reference table is held once.
      */
-    @Test
-    void upsertSourceWithAMetadataOnTimeIsReadWithoutNormalization(TableEnvironment env)
-            throws Exception {
-        createUpsertRatesWithRecordTime(env);
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({
+        "upsert_source_with_a_metadata_on_time, false",
+        "upsert_source_with_a_metadata_on_time_and_the_watermark_in_the_scan, true"
+    })
+    void upsertSourceWithAMetadataOnTimeIsReadWithoutNormalization(
+            String name, boolean watermarkInTheScan, TableEnvironment env) throws Exception {
+        createUpsertRatesWithRecordTime(env, watermarkInTheScan);
         String query =
                 "SELECT o.order_id, r.rate FROM orders AS o LEFT JOIN LATERAL SNAPSHOT(input =>"
                         + " TABLE upsert_rates, on_time => DESCRIPTOR(record_time),"
                         + " load_completed_time => CAST(TIMESTAMP '2026-01-02 00:00:00' AS"
                         + " TIMESTAMP_LTZ(3))) AS r ON o.currency = r.currency";
         String plan =
-                physicalPlan(
-                        explain(
-                                getClass(),
-                                "upsert_source_with_a_metadata_on_time",
-                                env,
-                                query,
-                                ExplainDetail.CHANGELOG_MODE));
+                physicalPlan(explain(getClass(), name, env, query, ExplainDetail.CHANGELOG_MODE));
         assertThat(plan).doesNotContain("ChangelogNormalize");
         assertOneRowPerKey(env, query);
     }
@@ -232,7 +231,7 @@ class LateralSnapshotUpsertInputPlanTest {
      */
     @Test
     void joinKeysBeyondTheSourceKeyKeepTheNormalization(TableEnvironment env) throws Exception {
-        createUpsertRatesWithRecordTime(env);
+        createUpsertRatesWithRecordTime(env, false);
         String query =
                 "SELECT o.order_id, r.rate FROM orders AS o JOIN LATERAL SNAPSHOT(input => TABLE"
                         + " upsert_rates, on_time => DESCRIPTOR(record_time), load_completed_time"
@@ -250,7 +249,12 @@ class LateralSnapshotUpsertInputPlanTest {
         assertRetractingBuildWithOneRowPerKey(env, query, plan);
     }
 
-    private static void createUpsertRatesWithRecordTime(TableEnvironment env) {
+    /**
+     * With the watermark in the scan, as Kafka's source takes it, Flink casts the rowtime in a
+     * projection above the normalization.
+     */
+    private static void createUpsertRatesWithRecordTime(
+            TableEnvironment env, boolean watermarkInTheScan) {
         env.executeSql(
                 createTable(
                         "upsert_rates",
@@ -258,7 +262,9 @@ class LateralSnapshotUpsertInputPlanTest {
                                 + " 'timestamp', WATERMARK FOR record_time AS record_time,"
                                 + " PRIMARY KEY (currency) NOT ENFORCED",
                         "'connector' = 'values', 'changelog-mode' = 'UA,D', 'readable-metadata' ="
-                                + " 'timestamp:TIMESTAMP_LTZ(3)'"));
+                                + " 'timestamp:TIMESTAMP_LTZ(3)', 'disable-lookup' = 'true', 'enable-watermark-push-down' = '"
+                                + watermarkInTheScan
+                                + "'"));
     }
 
     /**

@@ -23,10 +23,13 @@ import org.apache.flink.types.Row;
 import org.apache.flink.types.RowKind;
 
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.List;
+import java.util.stream.Stream;
 
 import static dev.lateralsnapshot.testutils.tables.RatesAndOrders.createTable;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -51,10 +54,22 @@ class UpsertBuildSourceITCase extends MiniClusterTestBase {
                     + " on_time => DESCRIPTOR(record_time)) AS r"
                     + " ON o.currency = r.currency";
 
-    @ParameterizedTest
-    @EnumSource(StateBackendKind.class)
-    void upsertsAndKeyOnlyDeletesApplyWithoutANormalization(StateBackendKind backend)
-            throws Exception {
+    static Stream<Arguments> backendsAndWatermarks() {
+        return Arrays.stream(StateBackendKind.values())
+                .flatMap(
+                        backend ->
+                                Stream.of(
+                                        Arguments.of(backend, false), Arguments.of(backend, true)));
+    }
+
+    /**
+     * On both backends, with the watermark assigned after the scan and in the scan (as Kafka's
+     * source takes it, which puts the rowtime's cast above the normalization).
+     */
+    @ParameterizedTest(name = "{0}, watermark in the scan: {1}")
+    @MethodSource("backendsAndWatermarks")
+    void upsertsAndKeyOnlyDeletesApplyWithoutANormalization(
+            StateBackendKind backend, boolean watermarkInTheScan) throws Exception {
         TableEnvironment env = boundedInputEnvironment(backend);
         String rates =
                 TestValuesTableFactory.registerData(
@@ -82,7 +97,10 @@ class UpsertBuildSourceITCase extends MiniClusterTestBase {
                         "'connector' = 'values', 'data-id' = '"
                                 + rates
                                 + "', 'changelog-mode' = 'UA,D', 'bounded' = 'true',"
-                                + " 'readable-metadata' = 'timestamp:TIMESTAMP_LTZ(3)'"));
+                                + " 'readable-metadata' = 'timestamp:TIMESTAMP_LTZ(3)',"
+                                + " 'disable-lookup' = 'true', 'enable-watermark-push-down' = '"
+                                + watermarkInTheScan
+                                + "'"));
         env.executeSql(
                 createTable(
                         "orders",
