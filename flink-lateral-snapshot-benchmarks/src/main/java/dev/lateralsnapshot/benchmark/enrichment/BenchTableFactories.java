@@ -69,7 +69,18 @@ final class BenchTableFactories {
                             .addContainedKind(RowKind.UPDATE_BEFORE)
                             .addContainedKind(RowKind.UPDATE_AFTER)
                             .build(),
-                    BuildSource::new);
+                    BuildSource::changelog);
+        }
+    }
+
+    /** {@code bench-build-upsert}: {@link BuildSource#upserts}, an upsert scan (+I, +U). */
+    public static final class BuildUpserts extends ScanFactory {
+        public BuildUpserts() {
+            super(
+                    "bench-build-upsert",
+                    BUILD_COLUMNS,
+                    ChangelogMode.upsert(),
+                    BuildSource::upserts);
         }
     }
 

@@ -55,6 +55,9 @@ import java.util.concurrent.CompletableFuture;
  * Kafka source's, and the source reports a backlog until every reader has emitted its snapshot.
  * Without a split, a reader would take the library's path for an empty topic instead (caught up the
  * first time it has nothing to read), which is not the one a Kafka source's reader takes.
+ *
+ * <p>{@link #upserts} makes the source an upsert topic's: an update is the +U alone, without the -U
+ * of the row it replaces.
  */
 final class BuildSource implements Source<RowData, BuildSource.Share, Void> {
 
@@ -64,9 +67,21 @@ final class BuildSource implements Source<RowData, BuildSource.Share, Void> {
     private static final int BATCH = 256;
 
     private final String runId;
+    private final boolean upserts;
 
-    BuildSource(String runId) {
+    private BuildSource(String runId, boolean upserts) {
         this.runId = runId;
+        this.upserts = upserts;
+    }
+
+    /** The changelog of a compacted topic read with its updates' old rows (+I, -U, +U). */
+    static BuildSource changelog(String runId) {
+        return new BuildSource(runId, false);
+    }
+
+    /** The upserts of a compacted topic (+I, +U), as {@code upsert-kafka} reads them. */
+    static BuildSource upserts(String runId) {
+        return new BuildSource(runId, true);
     }
 
     @Override
@@ -97,7 +112,7 @@ final class BuildSource implements Source<RowData, BuildSource.Share, Void> {
 
     @Override
     public SourceReader<RowData, Share> createReader(SourceReaderContext context) {
-        return new Reader(BenchRun.get(runId), context);
+        return new Reader(BenchRun.get(runId), context, upserts);
     }
 
     static double rate(long key, int version) {
@@ -206,6 +221,7 @@ final class BuildSource implements Source<RowData, BuildSource.Share, Void> {
         private final int[] versions;
         private final long[] times;
         private final SplittableRandom random;
+        private final boolean upserts;
         private final CompletableFuture<Void> shareAssigned = new CompletableFuture<>();
         @Nullable private Share share;
 
@@ -216,8 +232,9 @@ final class BuildSource implements Source<RowData, BuildSource.Share, Void> {
         private long updatesStartMillis;
         private long lastMillis;
 
-        Reader(BenchRun run, SourceReaderContext context) {
+        Reader(BenchRun run, SourceReaderContext context, boolean upserts) {
             this.run = run;
+            this.upserts = upserts;
             this.context = context;
             this.subtask = context.getIndexOfSubtask();
             this.parallelism = run.parallelism;
@@ -279,7 +296,9 @@ final class BuildSource implements Source<RowData, BuildSource.Share, Void> {
             for (int i = 0; i < n; i++) {
                 int j = random.nextInt(owned);
                 long key = subtask + (long) j * parallelism;
-                output.collect(row(RowKind.UPDATE_BEFORE, key, versions[j], times[j]));
+                if (!upserts) {
+                    output.collect(row(RowKind.UPDATE_BEFORE, key, versions[j], times[j]));
+                }
                 versions[j]++;
                 times[j] = millis;
                 output.collect(row(RowKind.UPDATE_AFTER, key, versions[j], millis));

@@ -32,6 +32,17 @@ enum Contender {
     P5UT("P5 SNAPSHOT upsert TTL", true),
     /** LATERAL SNAPSHOT, build side without a key. */
     P5M("P5 SNAPSHOT multiset", true),
+    /**
+     * LATERAL SNAPSHOT over an upsert source (+I, +U) keyed by the join key: the join reads the
+     * source's upserts itself.
+     */
+    P5S("P5 SNAPSHOT upsert source", true),
+    /**
+     * P5S's statement with Flink's ChangelogNormalize kept in front of the join (forced with {@code
+     * table.exec.source.cdc-events-duplicate}; Flink keeps the same operator for an upsert source
+     * whose {@code on_time} is a metadata column): the table is held twice.
+     */
+    P5SN("P5 SNAPSHOT upsert source, normalized", true),
     /** P5U's statement with the build side broadcast to every subtask of the join. */
     P5UB("P5 SNAPSHOT upsert broadcast", true),
     /**
@@ -52,7 +63,13 @@ enum Contender {
     }
 
     boolean isSnapshot() {
-        return this == P5U || this == P5UT || this == P5M || broadcast() || range();
+        return this == P5U
+                || this == P5UT
+                || this == P5M
+                || this == P5S
+                || this == P5SN
+                || broadcast()
+                || range();
     }
 
     /** Whether the statement runs with {@code build-distribution} = {@code broadcast}. */
@@ -105,6 +122,13 @@ enum Contender {
                         + "FROM orders AS o JOIN LATERAL SNAPSHOT("
                         + "input => TABLE rates, on_time => DESCRIPTOR(updated_at)) AS r"
                         + " ON o.k = r.k";
+            case P5S:
+            case P5SN:
+                return "INSERT INTO sink "
+                        + SELECT
+                        + "FROM orders AS o JOIN LATERAL SNAPSHOT("
+                        + "input => TABLE rates_upserts, on_time => DESCRIPTOR(updated_at)) AS r"
+                        + " ON o.k = r.k";
             case P5UT:
                 return "INSERT INTO sink "
                         + SELECT
@@ -146,6 +170,10 @@ enum Contender {
                     + ", PRIMARY KEY (k) NOT ENFORCED)"
                     + String.format(with, "build"),
             "CREATE TEMPORARY TABLE rates_nopk (" + build + ")" + String.format(with, "build"),
+            "CREATE TEMPORARY TABLE rates_upserts ("
+                    + build
+                    + ", PRIMARY KEY (k) NOT ENFORCED)"
+                    + String.format(with, "build-upsert"),
             // Build key k is the band [k / 10, (10 k + 9) / 100] of the probe amounts (seq %
             // 10,000)
             // / 100: with the 1,000 keys of a "-1k" scenario every probe row lies in one band.

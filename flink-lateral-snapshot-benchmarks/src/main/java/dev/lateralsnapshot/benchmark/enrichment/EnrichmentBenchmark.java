@@ -37,10 +37,10 @@ import java.util.stream.Collectors;
  * of this module and {@code docs/benchmarks.md}.
  *
  * <p>Options ({@code --name=value}): {@code
- * --plan=default|quick|targets|broadcast|backlog-checkpoints|scale|report}, {@code --rounds=N} (all
- * groups), {@code --only=TOKENS} (comma-separated; a run is kept when, for each kind of token
- * given, it matches one: group letters A-K, contenders P0..P5RB, backends heap/rocksdb, modes
- * throughput/latency/load/caught_up/scale), and the knobs of {@link Settings}.
+ * --plan=default|quick|targets|broadcast|backlog-checkpoints|scale|upsert-source|report}, {@code
+ * --rounds=N} (all groups), {@code --only=TOKENS} (comma-separated; a run is kept when, for each
+ * kind of token given, it matches one: group letters A-K, contenders P0..P5RB, backends
+ * heap/rocksdb, modes throughput/latency/load/caught_up/scale), and the knobs of {@link Settings}.
  */
 public final class EnrichmentBenchmark {
 
@@ -353,6 +353,18 @@ public final class EnrichmentBenchmark {
                                             + " joined row"));
                 }
                 return sizes;
+            case "upsert-source":
+                return List.of(
+                        new Group(
+                                ScaleTable.GROUP,
+                                ScaleTable.scenario(settings.scaleKeys.get(0)),
+                                Mode.SCALE,
+                                List.of(Contender.P5S, Contender.P5SN),
+                                Set.of(),
+                                settings.rounds > 0 ? settings.rounds : 2,
+                                "load-dominated, over an upsert source: the join reading its"
+                                        + " upserts against the same join behind Flink's"
+                                        + " ChangelogNormalize"));
             case "quick":
                 return List.of(
                         new Group(
@@ -465,7 +477,8 @@ public final class EnrichmentBenchmark {
         boolean ownTable =
                 settings.plan.equals("broadcast")
                         || settings.plan.equals("backlog-checkpoints")
-                        || settings.plan.equals("scale");
+                        || settings.plan.equals("scale")
+                        || settings.plan.equals("upsert-source");
         if (settings.writeDocs && !ownTable) {
             Report.write(settings, RunMeta.read(settings.workDir), results);
         }
@@ -494,6 +507,14 @@ public final class EnrichmentBenchmark {
                 settings,
                 "scale",
                 String.format("Scale: load-dominated runs (%s)", loads(meta)),
+                ScaleTable.of(results),
+                "the section 'Scale: load-dominated runs' of docs/benchmarks-notes.md");
+        printPlanTable(
+                settings,
+                "upsert-source",
+                String.format(
+                        "Scale: an upsert source with and without ChangelogNormalize (%s)",
+                        loads(meta)),
                 ScaleTable.of(results),
                 "the section 'Scale: load-dominated runs' of docs/benchmarks-notes.md");
         System.out.printf("Done in %.1f min.%n", meta.duration.toSeconds() / 60.0);

@@ -228,6 +228,9 @@ final class JobRunner implements AutoCloseable {
         if (spec.mode.loadEndsWithBacklog() && spec.contender.isSnapshot()) {
             tEnv.getConfig().set(LateralSnapshotOptions.LOAD_COMPLETED_ON_CAUGHT_UP, true);
         }
+        if (spec.contender == Contender.P5SN) {
+            tEnv.getConfig().set("table.exec.source.cdc-events-duplicate", "true");
+        }
         if (spec.contender.broadcast()) {
             tEnv.getConfig()
                     .set(

@@ -161,34 +161,46 @@ final class ScaleTable {
         return r.lastRowSeconds * 1e6 / r.spec.scenario.buildKeys;
     }
 
-    /** LATERAL SNAPSHOT's time to the last joined row over the regular join's, round by round. */
+    /**
+     * Time to the last joined row of one contender over another's, round by round: LATERAL SNAPSHOT
+     * over the regular join, and over an upsert source without over with Flink's
+     * ChangelogNormalize.
+     */
     private static void ratios(StringBuilder md, List<RunResult> runs) {
         md.append('\n');
         Format.header(
                 md,
-                "rlrrl",
+                "rllrrl",
                 "keys",
                 "backend",
-                "P5 / P3 time, median",
-                "P5 speed / P3 speed",
+                "compared",
+                "time ratio, median",
+                "speed ratio",
                 "per round");
+        List<Contender[]> pairs =
+                List.of(
+                        new Contender[] {Contender.P5U, Contender.P3},
+                        new Contender[] {Contender.P5S, Contender.P5SN});
         for (int keys : sizes(runs)) {
             for (Backend backend : Backend.values()) {
-                List<Double> ratios =
-                        Cells.withinRounds(
-                                byRound(runs, keys, backend, Contender.P5U),
-                                byRound(runs, keys, backend, Contender.P3));
-                if (ratios.isEmpty()) {
-                    continue;
+                for (Contender[] pair : pairs) {
+                    List<Double> ratios =
+                            Cells.withinRounds(
+                                    byRound(runs, keys, backend, pair[0]),
+                                    byRound(runs, keys, backend, pair[1]));
+                    if (ratios.isEmpty()) {
+                        continue;
+                    }
+                    double median = Cells.median(ratios);
+                    Format.row(
+                            md,
+                            String.format(Locale.ROOT, "%,d", keys),
+                            backend.label,
+                            pair[0].label + " / " + pair[1].label,
+                            Format.ratio(median),
+                            Format.ratio(1 / median),
+                            ratios.stream().map(Format::ratio).collect(Collectors.joining(", ")));
                 }
-                double median = Cells.median(ratios);
-                Format.row(
-                        md,
-                        String.format(Locale.ROOT, "%,d", keys),
-                        backend.label,
-                        Format.ratio(median),
-                        Format.ratio(1 / median),
-                        ratios.stream().map(Format::ratio).collect(Collectors.joining(", ")));
             }
         }
     }
