@@ -89,21 +89,21 @@ class ChangelogNormalizationsTest {
 
     @Test
     void aNormalizationThatFiltersIsNotAnUpsertNormalization() {
-        TableEnvironment env = environment();
-        RelNode plan = optimize(env, "INSERT INTO sink SELECT k, v, ts FROM source WHERE v > 1");
-
-        List<RelNode> normalizations = nodesNamed(plan, "StreamPhysicalChangelogNormalize");
-        assertThat(normalizations).hasSize(1);
-        assertThat(ChangelogNormalizations.upsertNormalization(normalizations.get(0))).isEmpty();
+        assertNoUpsertNormalization(
+                environment(), "INSERT INTO sink SELECT k, v, ts FROM source WHERE v > 1");
     }
 
     @Test
     void deduplicatedChangelogsAreNotUpsertNormalizations() {
         TableEnvironment env = environment();
         env.getConfig().set("table.exec.source.cdc-events-duplicate", "true");
-        RelNode plan = optimize(env, "INSERT INTO sink SELECT k, v, ts FROM source");
+        assertNoUpsertNormalization(env, "INSERT INTO sink SELECT k, v, ts FROM source");
+    }
 
-        List<RelNode> normalizations = nodesNamed(plan, "StreamPhysicalChangelogNormalize");
+    /** The plan of the statement has one normalization, which is not an upsert normalization. */
+    private static void assertNoUpsertNormalization(TableEnvironment env, String insert) {
+        List<RelNode> normalizations =
+                nodesNamed(optimize(env, insert), "StreamPhysicalChangelogNormalize");
         assertThat(normalizations).hasSize(1);
         assertThat(ChangelogNormalizations.upsertNormalization(normalizations.get(0))).isEmpty();
     }
