@@ -62,14 +62,10 @@ class KafkaLoadCompletedOnCaughtUpIT {
             "SET 'table.exec.lateral-snapshot.load-completed-on-caught-up' = 'true';\n";
 
     /**
-     * Options of the customers table that make its consumer slow: each fetch waits for the broker
-     * for 200 ms and brings at most 16 KB of a partition, about a hundred customers. The load of
-     * the pause tests takes tens of seconds, as that of a large table does, without writing
-     * millions of records on two cores first.
+     * Options of the customers table that make its consumer slow: at most 16 KB of a partition per
+     * fetch, about a hundred customers, so that the load of the pause tests takes tens of seconds.
      */
-    private static final String SLOW_CONSUMER =
-            ", 'properties.fetch.min.bytes' = '10485760', 'properties.fetch.max.wait.ms' = '200',"
-                    + " 'properties.max.partition.fetch.bytes' = '16384'";
+    private static final String SLOW_CONSUMER = KafkaTables.slowConsumer(16384);
 
     /** Customers of the pause tests, over three partitions. */
     private static final int CUSTOMERS = 60_000;

@@ -95,6 +95,19 @@ final class KafkaTables {
     static final String FROM_EARLIEST = ", 'scan.startup.mode' = 'earliest-offset'";
 
     /**
+     * Options of a Kafka table that make its consumer slow: each fetch waits for the broker for 200
+     * ms and brings at most {@code maxPartitionFetchBytes} of a partition. A load then takes tens
+     * of seconds, as that of a large table does, without writing millions of records on two cores
+     * first.
+     */
+    static String slowConsumer(int maxPartitionFetchBytes) {
+        return ", 'properties.fetch.min.bytes' = '10485760', 'properties.fetch.max.wait.ms' = '200',"
+                + " 'properties.max.partition.fetch.bytes' = '"
+                + maxPartitionFetchBytes
+                + "'";
+    }
+
+    /**
      * Options of a Kafka sink that writes in transactions committed with each checkpoint, for
      * consumers with {@code isolation.level = read_committed}; the prefix keeps the transactional
      * ids of one sink apart from those of others on the broker.
