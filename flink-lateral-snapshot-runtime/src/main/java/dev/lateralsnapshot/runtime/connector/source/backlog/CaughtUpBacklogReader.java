@@ -30,6 +30,7 @@ import org.slf4j.LoggerFactory;
 
 import javax.annotation.Nullable;
 
+import java.io.IOException;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
@@ -61,6 +62,10 @@ import static org.apache.flink.util.Preconditions.checkNotNull;
  * <p>Until its report is final or the backlog has ended, {@link #isAvailable()} also completes
  * every {@link #RECHECK_INTERVAL}, so that a reader with nothing to read checks again; a source's
  * lag can drop to 0 without a record to wake its reader.
+ *
+ * <p>A reader that fails to read a record with an {@link IOException} fails with one that lists its
+ * splits as they stand ({@link #withSplits}): Flink's Kafka source fails on a record its format
+ * cannot read without naming the topic, the partition or the offset.
  */
 class CaughtUpBacklogReader<T, SplitT extends SourceSplit> implements SourceReader<T, SplitT> {
 
@@ -87,6 +92,12 @@ class CaughtUpBacklogReader<T, SplitT extends SourceSplit> implements SourceRead
                             .completeOnTimeout(null, delay.toMillis(), TimeUnit.MILLISECONDS);
 
     private static final long NEVER = Long.MIN_VALUE;
+
+    /**
+     * The checkpoint id under which a failed reader's splits are taken ({@link #withSplits}): no
+     * checkpoint has it, so the offsets that Kafka's reader keeps for it are never committed.
+     */
+    private static final long SPLITS_OF_A_FAILURE = Long.MAX_VALUE;
 
     private final SourceReader<T, SplitT> reader;
     private final PendingRecordsReaderContext context;
@@ -142,7 +153,12 @@ class CaughtUpBacklogReader<T, SplitT extends SourceSplit> implements SourceRead
 
     @Override
     public InputStatus pollNext(ReaderOutput<T> output) throws Exception {
-        InputStatus status = reader.pollNext(output);
+        InputStatus status;
+        try {
+            status = reader.pollNext(output);
+        } catch (IOException e) {
+            throw withSplits(e);
+        }
         if (!done) {
             announceGauge();
             switch (status) {
@@ -270,6 +286,34 @@ class CaughtUpBacklogReader<T, SplitT extends SourceSplit> implements SourceRead
                     context.getIndexOfSubtask());
             context.sendSourceEventToCoordinator(new ReaderCaughtUpEvent(Kind.READING_AGAIN));
         }
+    }
+
+    /**
+     * The failure, with the splits of the reader as they stand after the last record it emitted.
+     * Flink's Kafka source fails on a record its format cannot read with {@code Failed to
+     * deserialize consumer record due to} and the format's message ({@code KafkaRecordEmitter}),
+     * which has the record's topic, partition and offset but passes none of them on. Its split
+     * names the topic and the partition, and starts at the offset after the last record it emitted:
+     * the failed record is the first record at or after it. The splits are taken as a checkpoint
+     * takes them; should that fail too, the failure is thrown as it is.
+     */
+    private IOException withSplits(IOException failure) {
+        List<SplitT> splits;
+        try {
+            splits = reader.snapshotState(SPLITS_OF_A_FAILURE);
+        } catch (RuntimeException e) {
+            failure.addSuppressed(e);
+            return failure;
+        }
+        return new IOException(
+                "Subtask "
+                        + context.getIndexOfSubtask()
+                        + " of the source failed to read a record of "
+                        + (splits.size() == 1
+                                ? "its split " + splits.get(0) + " (the split as it stands"
+                                : "one of its splits " + splits + " (each as it stands")
+                        + " after the last record the reader emitted)",
+                failure);
     }
 
     // ---- the wrapped reader's, unchanged ----

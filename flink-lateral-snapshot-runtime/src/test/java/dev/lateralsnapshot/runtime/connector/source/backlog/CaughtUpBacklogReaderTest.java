@@ -24,6 +24,7 @@ import org.apache.flink.util.clock.ManualClock;
 
 import org.junit.jupiter.api.Test;
 
+import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,6 +33,7 @@ import java.util.concurrent.CompletableFuture;
 
 import static dev.lateralsnapshot.runtime.connector.source.backlog.CaughtUpBacklogReader.RECHECK_INTERVAL;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The reader of a wrapped source: when it says that it has caught up, how it wakes up to check
@@ -281,6 +283,37 @@ class CaughtUpBacklogReaderTest {
                         "notifyCheckpointComplete 1",
                         "notifyCheckpointAborted 2",
                         "close");
+    }
+
+    @Test
+    void aRecordItFailsToReadFailsWithItsSplitAsItStands() {
+        MockSourceSplit split = new MockSourceSplit(7, 3);
+        reader.addSplits(List.of(split));
+        IOException failure = new IOException("Failed to deserialize consumer record due to");
+        scripted.failure = failure;
+
+        assertThatThrownBy(() -> reader.pollNext(null))
+                .isInstanceOf(IOException.class)
+                .hasMessage(
+                        "Subtask 0 of the source failed to read a record of its split %s (the split"
+                                + " as it stands after the last record the reader emitted)",
+                        split)
+                .hasCause(failure);
+    }
+
+    @Test
+    void aRecordItFailsToReadWithSeveralSplitsFailsWithEach() {
+        List<MockSourceSplit> splits = List.of(new MockSourceSplit(0), new MockSourceSplit(1));
+        reader.addSplits(splits);
+        IOException failure = new IOException("Failed to deserialize consumer record due to");
+        scripted.failure = failure;
+
+        assertThatThrownBy(() -> reader.pollNext(null))
+                .hasMessage(
+                        "Subtask 0 of the source failed to read a record of one of its splits %s"
+                                + " (each as it stands after the last record the reader emitted)",
+                        splits)
+                .hasCause(failure);
     }
 
     @Test

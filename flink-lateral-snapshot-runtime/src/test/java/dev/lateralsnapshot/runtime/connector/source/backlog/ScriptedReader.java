@@ -21,6 +21,7 @@ import org.apache.flink.api.connector.source.SourceReaderContext;
 import org.apache.flink.api.connector.source.mocks.MockSourceSplit;
 import org.apache.flink.core.io.InputStatus;
 
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -29,13 +30,16 @@ import java.util.concurrent.CompletableFuture;
 /**
  * A reader whose answers the test sets: the status of the next poll, its availability, and the
  * records it has left, which it publishes as the {@code pendingRecords} gauge once the test first
- * sets them, as Flink's Kafka source does after its first fetch. It writes down what it is called
- * with.
+ * sets them, as Flink's Kafka source does after its first fetch. A poll can fail. It writes down
+ * what it is called with.
  */
 class ScriptedReader implements SourceReader<Integer, MockSourceSplit> {
 
     /** What the next poll returns. */
     InputStatus status = InputStatus.NOTHING_AVAILABLE;
+
+    /** What the next poll throws instead, if anything. */
+    IOException failure;
 
     /** What {@link #isAvailable()} returns. */
     CompletableFuture<Void> available = new CompletableFuture<>();
@@ -72,7 +76,10 @@ class ScriptedReader implements SourceReader<Integer, MockSourceSplit> {
     }
 
     @Override
-    public InputStatus pollNext(ReaderOutput<Integer> output) {
+    public InputStatus pollNext(ReaderOutput<Integer> output) throws IOException {
+        if (failure != null) {
+            throw failure;
+        }
         return status;
     }
 
