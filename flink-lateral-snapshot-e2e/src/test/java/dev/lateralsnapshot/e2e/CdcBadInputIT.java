@@ -23,6 +23,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 import static dev.lateralsnapshot.e2e.KafkaTables.insertFrom;
@@ -34,9 +36,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * A Debezium change that Flink's {@code debezium-json} format cannot read (docs/reliability.md,
  * "Change data capture"): an update of a table whose replica identity is PostgreSQL's default,
  * which Debezium sends without its before image. With the format's defaults the job fails on it,
- * again after each restart; with {@code debezium-json.ignore-parse-errors} the update is skipped,
- * and later orders see the customer as it was before it, while inserts and deletes of the same
- * table still arrive.
+ * again after each restart, with a message that names the topic, the partition and the offset from
+ * which the failed record is the next; with {@code debezium-json.ignore-parse-errors} the update is
+ * skipped, and later orders see the customer as it was before it, while inserts and deletes of the
+ * same table still arrive.
  */
 @ExtendWith({LocalKafkaAndFlink.class, LocalPostgresAndConnect.class})
 class CdcBadInputIT {
@@ -44,6 +47,12 @@ class CdcBadInputIT {
     private static final String CONNECTOR = "cdc-bad-input";
     private static final String TABLE = "default_identity";
     private static final String TOPIC = CONNECTOR + ".public." + TABLE;
+
+    /** How the build side's reader names the split it failed on, and where that stands. */
+    private static final Pattern FAILED_SPLIT =
+            Pattern.compile(
+                    "of the source failed to read a record of its split \\[Partition: (\\S+),"
+                            + " StartingOffset: (\\d+),");
 
     private static final Duration TIMEOUT = Duration.ofSeconds(120);
     private static final Duration QUIET = Duration.ofSeconds(1);
@@ -98,6 +107,18 @@ class CdcBadInputIT {
                         "The \"before\" field of UPDATE message is null, if you are using Debezium"
                                 + " Postgres Connector, please check the Postgres table has been"
                                 + " set REPLICA IDENTITY to FULL level.");
+        // The library's reader of the build side (load-completed-on-caught-up) names the split,
+        // and where it stands: the failed record is the first committed one from there.
+        Matcher split = FAILED_SPLIT.matcher(failure);
+        assertThat(split.find()).as("the failure names the split: %s", failure).isTrue();
+        assertThat(split.group(1)).isEqualTo(TOPIC + "-0");
+        long position = Long.parseLong(split.group(2));
+        ConsumerRecord<String, String> failed =
+                broker.readCommittedFrom(TOPIC, Map.of(0, position)).get(0);
+        assertThat(failed.value())
+                .as("the record at or after offset %d", position)
+                .startsWith("{\"before\":null,")
+                .contains("\"op\":\"u\"");
         boolean namesTheTopic = failure.contains(TOPIC);
         boolean namesTheTable = failure.contains("\"table\":\"" + TABLE + "\"");
         cluster.rest().cancel(strict.id());
@@ -129,11 +150,18 @@ class CdcBadInputIT {
         System.out.printf(
                 "[cdc] an update without its before image (replica identity DEFAULT): with the"
                         + " format's defaults the job fails (the message names the topic: %s,"
+                        + " the partition and the failed record's offset: %s-%d at offset %d,"
                         + " names the table in the change's source: %s); with"
                         + " debezium-json.ignore-parse-errors the update is skipped, the job runs,"
                         + " %.0f changes applied of 6 (3 snapshot rows, the update, a delete, an"
                         + " insert), later orders see the customer before its update; %.1f s%n",
-                namesTheTopic, namesTheTable, applied, (System.nanoTime() - start) / 1e9);
+                namesTheTopic,
+                failed.topic(),
+                failed.partition(),
+                failed.offset(),
+                namesTheTable,
+                applied,
+                (System.nanoTime() - start) / 1e9);
     }
 
     /** The stack trace of the newest failure in the job's exception history, or "". */
