@@ -472,6 +472,12 @@ class CdcScenariosIT {
                         // Debezium's topic has one partition: the source subtask without one
                         // sends no watermark, and would hold the build watermark back unless idle.
                         "SET 'table.exec.source.idle-timeout' = '500 ms';",
+                        // A million waiting orders and customers do not fit the TaskManagers'
+                        // heap: on RocksDB, as docs/kafka-tutorial.md advises for a backlog.
+                        CUSTOMERS > 100_000
+                                ? "SET 'state.backend.type' = 'rocksdb';\n"
+                                        + "SET 'execution.checkpointing.incremental' = 'true';"
+                                : "",
                         "");
         return ClusterJob.submittedWithSqlClient(
                 cluster,

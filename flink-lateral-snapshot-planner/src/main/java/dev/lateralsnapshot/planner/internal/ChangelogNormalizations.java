@@ -51,29 +51,12 @@ public final class ChangelogNormalizations {
     private ChangelogNormalizations() {}
 
     /**
-     * A normalization that only deduplicates an upsert source by key: its key and the input below
-     * its own exchange.
+     * A normalization that only deduplicates an upsert source by key.
+     *
+     * @param key the columns the normalization is keyed by, the source's primary key
+     * @param input what the normalization reads, below the exchange that hashes it by its key
      */
-    public static final class UpsertNormalization {
-
-        private final ImmutableBitSet key;
-        private final RelNode input;
-
-        private UpsertNormalization(ImmutableBitSet key, RelNode input) {
-            this.key = key;
-            this.input = input;
-        }
-
-        /** The columns the normalization is keyed by, the source's primary key. */
-        public ImmutableBitSet key() {
-            return key;
-        }
-
-        /** What the normalization reads, below the exchange that hashes it by its key. */
-        public RelNode input() {
-            return input;
-        }
-    }
+    public record UpsertNormalization(ImmutableBitSet key, RelNode input) {}
 
     /**
      * The normalization {@code node} is, if it is one that passes on the upserts of its source
