@@ -195,7 +195,7 @@ final class LocalKafkaBroker implements AutoCloseable {
             String topic, long expected, Duration quiet, Duration timeout) {
         List<ConsumerRecord<String, String>> records = new ArrayList<>();
         try (KafkaConsumer<String, String> consumer = readCommittedConsumer()) {
-            List<TopicPartition> partitions = partitions(consumer, topic);
+            List<TopicPartition> partitions = partitionsOnceCreated(consumer, topic, timeout);
             consumer.assign(partitions);
             consumer.seekToBeginning(partitions);
             long deadline = System.nanoTime() + timeout.toNanos();
@@ -294,6 +294,19 @@ final class LocalKafkaBroker implements AutoCloseable {
         return consumer.partitionsFor(topic, CLIENT_TIMEOUT).stream()
                 .map(info -> new TopicPartition(topic, info.partition()))
                 .collect(Collectors.toList());
+    }
+
+    /**
+     * The partitions of the topic, once it has any: a topic that a connector creates with its first
+     * records (Debezium's) may not exist yet when a test starts to read it.
+     */
+    private static List<TopicPartition> partitionsOnceCreated(
+            KafkaConsumer<String, String> consumer, String topic, Duration timeout) {
+        return Wait.until(
+                timeout,
+                "topic " + topic + " to exist",
+                () -> partitions(consumer, topic),
+                partitions -> !partitions.isEmpty());
     }
 
     /**
