@@ -31,6 +31,9 @@ final class LocalSqlGateway implements AutoCloseable {
 
     private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(90);
 
+    /** How long the gateway's process may be missing before the start counts as failed. */
+    private static final Duration EXITED = Duration.ofSeconds(5);
+
     /** The main class, to tell the gateway from any other process with a reused PID. */
     private static final String MAIN_CLASS = "org.apache.flink.table.gateway.SqlGateway";
 
@@ -50,6 +53,7 @@ final class LocalSqlGateway implements AutoCloseable {
     static LocalSqlGateway start(LocalFlinkCluster cluster) throws IOException {
         LocalSqlGateway gateway = new LocalSqlGateway(cluster, FreePort.find());
         Runtime.getRuntime().addShutdownHook(gateway.shutdownHook);
+        long[] missingSince = {0};
         try {
             cluster.script(
                     "sql-gateway.sh", "start", "-Dsql-gateway.endpoint.rest.port=" + gateway.port);
@@ -61,11 +65,20 @@ final class LocalSqlGateway implements AutoCloseable {
                             + cluster.logDirectory()
                             + ")",
                     () -> {
+                        // Right after the script returns, the PID it wrote may still be the
+                        // shell that goes on to run the JVM: only a gateway missing for a while
+                        // has exited.
                         if (gateway.pids().isEmpty()) {
-                            throw new AssertionError(
-                                    "The SQL Gateway exited during the start; log in "
-                                            + cluster.logDirectory());
+                            missingSince[0] =
+                                    missingSince[0] == 0 ? System.nanoTime() : missingSince[0];
+                            if (System.nanoTime() - missingSince[0] > EXITED.toNanos()) {
+                                throw new AssertionError(
+                                        "The SQL Gateway exited during the start; log in "
+                                                + cluster.logDirectory());
+                            }
+                            return false;
                         }
+                        missingSince[0] = 0;
                         return gateway.rest.tryGet("/v1/info").isPresent();
                     });
         } catch (RuntimeException | Error e) {
