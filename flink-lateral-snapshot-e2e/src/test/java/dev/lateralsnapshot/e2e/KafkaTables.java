@@ -131,11 +131,7 @@ final class KafkaTables {
         return String.join(
                 "\n",
                 "SET 'table.local-time-zone' = 'UTC';",
-                createTable(
-                                "orders",
-                                ORDERS_COLUMNS,
-                                kafka(orders) + ", 'format' = 'json'" + ordersOptions)
-                        + ";",
+                ordersTable(ordersOptions),
                 customersTable("customers", customersOptions) + ";",
                 createTable(
                                 "enriched_left",
@@ -150,6 +146,13 @@ final class KafkaTables {
                 "");
     }
 
+    /** The {@code orders} table's statement, JSON from its topic, with further options. */
+    private String ordersTable(String options) {
+        return createTable(
+                        "orders", ORDERS_COLUMNS, kafka(orders) + ", 'format' = 'json'" + options)
+                + ";";
+    }
+
     /**
      * The SQL Client's init script of a join with the customers that Debezium captures into {@code
      * debeziumTopic}: UTC session time, then {@code orders} from its earliest offset, {@code
@@ -162,11 +165,7 @@ final class KafkaTables {
         return String.join(
                 "\n",
                 "SET 'table.local-time-zone' = 'UTC';",
-                createTable(
-                                "orders",
-                                ORDERS_COLUMNS,
-                                kafka(orders) + ", 'format' = 'json'" + FROM_EARLIEST)
-                        + ";",
+                ordersTable(FROM_EARLIEST),
                 createTable(
                                 "customers",
                                 DEBEZIUM_CUSTOMERS_COLUMNS,
