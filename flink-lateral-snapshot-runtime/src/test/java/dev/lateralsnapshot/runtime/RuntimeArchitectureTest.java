@@ -14,13 +14,18 @@
 
 package dev.lateralsnapshot.runtime;
 
+import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import org.junit.jupiter.api.Test;
 
+import java.util.List;
+import java.util.stream.Collectors;
+
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The layout of the operator's packages: the operator and what both distributions share know
@@ -32,6 +37,8 @@ class RuntimeArchitectureTest {
     private static final String CORE = "dev.lateralsnapshot.runtime.operators.join.snapshot";
 
     private static final String SOURCES = "dev.lateralsnapshot.runtime.connector..";
+
+    private static final String INTERNAL = "dev.lateralsnapshot.runtime.internal";
 
     private static final JavaClasses RUNTIME =
             new ClassFileImporter()
@@ -105,5 +112,58 @@ class RuntimeArchitectureTest {
                 .resideOutsideOfPackages(
                         CORE + ".index..", "java..", "javax..", "org.apache.flink..")
                 .check(RUNTIME);
+    }
+
+    @Test
+    void internalsKnowFlinkNotTheJoin() {
+        noClasses()
+                .that()
+                .resideInAPackage(INTERNAL)
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage("dev.lateralsnapshot.runtime.operators..", SOURCES)
+                .because("a hook knows Flink, not the join")
+                .check(RUNTIME);
+    }
+
+    @Test
+    void onlyTheInternalsUseTheStateBackendsImplementations() {
+        noClasses()
+                .that()
+                .resideOutsideOfPackage(INTERNAL)
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage("org.apache.flink.state.rocksdb..", "org.rocksdb..")
+                .because(
+                        "every use of a state backend's implementation goes through one hook"
+                                + " class of "
+                                + INTERNAL
+                                + ", which a guard test covers")
+                .check(RUNTIME);
+    }
+
+    @Test
+    void everyInternalHookHasAGuardTest() {
+        List<String> unguarded =
+                RUNTIME.stream()
+                        .filter(javaClass -> javaClass.getPackageName().equals(INTERNAL))
+                        .filter(JavaClass::isTopLevelClass)
+                        .filter(javaClass -> !javaClass.isInterface())
+                        .filter(javaClass -> !javaClass.getSimpleName().equals("package-info"))
+                        .map(JavaClass::getName)
+                        .filter(name -> !exists(name + "Test"))
+                        .collect(Collectors.toList());
+        assertThat(unguarded)
+                .as("classes of %s without a guard test of the same name", INTERNAL)
+                .isEmpty();
+    }
+
+    private static boolean exists(String className) {
+        try {
+            Class.forName(className, false, RuntimeArchitectureTest.class.getClassLoader());
+            return true;
+        } catch (ClassNotFoundException e) {
+            return false;
+        }
     }
 }

@@ -92,7 +92,7 @@ final class BufferedProbeRows {
     }
 
     /** Whether the drain still holds rows of the current key; only while draining. */
-    boolean holdsCurrentKey() {
+    boolean holdsCurrentKey() throws Exception {
         return drain.holdsCurrentKey();
     }
 
@@ -156,6 +156,12 @@ final class BufferedProbeRows {
                 finishDrain();
             }
         }
+    }
+
+    /** Lets go of what a drain under way holds, when the operator closes. */
+    void close() throws Exception {
+        drain = null;
+        buffer.close();
     }
 
     /** Joins what the drain has left, at the end of the input, where no timer fires any more. */

@@ -212,6 +212,9 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
         if (functions != null) {
             functions.close();
         }
+        if (bufferedProbeRows != null) {
+            bufferedProbeRows.close();
+        }
         super.close();
     }
 

@@ -33,6 +33,12 @@ public interface ProbeBuffer {
     /** Starts to drain the buffered rows; a buffer drains once at a time. */
     Drain startDrain() throws Exception;
 
+    /**
+     * Lets go of what a drain under way holds outside the state, such as an open iterator of the
+     * state backend; called when the operator closes, before its state backend does.
+     */
+    default void close() throws Exception {}
+
     /** A drain of the buffered rows, joined in slices. */
     interface Drain {
 
@@ -40,7 +46,7 @@ public interface ProbeBuffer {
          * Whether buffered rows of the current key wait in the drain: a probe row of that key then
          * waits behind them ({@link #add}), so that a key's rows leave in arrival order.
          */
-        boolean holdsCurrentKey();
+        boolean holdsCurrentKey() throws Exception;
 
         /**
          * Hands buffered rows to the join, each removed from the buffer, until the budget of rows
