@@ -18,6 +18,8 @@ import dev.lateralsnapshot.benchmark.enrichment.RunSpec.Backend;
 import dev.lateralsnapshot.benchmark.enrichment.RunSpec.Mode;
 import dev.lateralsnapshot.benchmark.enrichment.RunSpec.Scenario;
 
+import javax.annotation.Nullable;
+
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -92,7 +94,7 @@ public final class EnrichmentBenchmark {
                     rounds,
                     why,
                     parallelism,
-                    List.of(Backend.values()),
+                    Backend.HEAP_AND_ROCKSDB,
                     List.of(0));
         }
 
@@ -125,7 +127,7 @@ public final class EnrichmentBenchmark {
             for (Contender contender : contenders) {
                 for (Backend backend : backends) {
                     boolean stateless = !contender.usesState || heapOnly.contains(contender);
-                    if (backend == Backend.ROCKSDB && stateless) {
+                    if (backend != Backend.HEAP && stateless) {
                         continue;
                     }
                     for (int intervalDuringBacklog : intervalsDuringBacklog) {
@@ -173,7 +175,7 @@ public final class EnrichmentBenchmark {
                     groups.add(t);
                 } else if (t.matches("P[0-9][A-Z]*")) {
                     contenders.add(t);
-                } else if (t.equals("HEAP") || t.equals("ROCKSDB")) {
+                } else if (t.equals("HEAP") || t.equals("ROCKSDB") || t.equals("FORST")) {
                     backends.add(t);
                 } else {
                     modes.add(t);
@@ -350,7 +352,10 @@ public final class EnrichmentBenchmark {
                                             : keys <= 1_000_000 ? 2 : 1,
                                     "load-dominated: the build snapshot and a backlog of as many"
                                             + " probe rows arriving while it loads, to the last"
-                                            + " joined row"));
+                                            + " joined row",
+                                    0,
+                                    settings.scaleBackends,
+                                    List.of(0)));
                 }
                 return sizes;
             case "upsert-source":
@@ -482,6 +487,11 @@ public final class EnrichmentBenchmark {
         if (settings.writeDocs && !ownTable) {
             Report.write(settings, RunMeta.read(settings.workDir), results);
         }
+        if (settings.writeDocs && settings.plan.equals("scale")) {
+            Path page = settings.docsDir.resolve("benchmarks.md");
+            ScaleSection.write(page, settings, RunMeta.read(settings.workDir), results);
+            System.out.println("Wrote the section 'Scale: load-dominated runs' of " + page);
+        }
         String ratios = TargetsSection.ratios(results);
         if (!ratios.isEmpty()) {
             System.out.println();
@@ -515,24 +525,30 @@ public final class EnrichmentBenchmark {
                                 : "Scale: load-dominated runs (%s)",
                         loads(meta)),
                 ScaleTable.of(results),
-                "the section 'Scale: load-dominated runs' of docs/benchmarks-notes.md");
+                upsertSource
+                        ? "the section 'Scale: load-dominated runs' of docs/benchmarks-notes.md"
+                        : null);
         System.out.printf("Done in %.1f min.%n", meta.duration.toSeconds() / 60.0);
         System.exit(0);
     }
 
     /**
      * Prints the table of a plan's runs, if the results have any, and says where it goes when the
-     * plan was run to write the docs.
+     * plan was run to write the docs and does not write it itself (no destination).
      */
     private static void printPlanTable(
-            Settings settings, String plan, String title, String table, String destination) {
+            Settings settings,
+            String plan,
+            String title,
+            String table,
+            @Nullable String destination) {
         if (table.isEmpty()) {
             return;
         }
         System.out.println();
         System.out.println(title + ":");
         System.out.print(table);
-        if (settings.writeDocs && settings.plan.equals(plan)) {
+        if (settings.writeDocs && settings.plan.equals(plan) && destination != null) {
             System.out.println(
                     "--plan=" + plan + " writes no docs: its table goes into " + destination + ".");
         }

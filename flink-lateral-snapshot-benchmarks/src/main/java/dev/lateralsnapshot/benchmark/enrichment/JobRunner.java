@@ -25,6 +25,8 @@ import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.configuration.ExecutionOptions;
@@ -184,6 +186,13 @@ final class JobRunner implements AutoCloseable {
         return result;
     }
 
+    /** ForSt's options, by key: its module is on the class path only to run it. */
+    private static final ConfigOption<String> FORST_LOCAL_DIR =
+            ConfigOptions.key("state.backend.forst.local-dir").stringType().noDefaultValue();
+
+    private static final ConfigOption<String> FORST_PRIMARY_DIR =
+            ConfigOptions.key("state.backend.forst.primary-dir").stringType().noDefaultValue();
+
     private StreamGraph graph(RunSpec spec, BenchRun run, Path checkpoints, Path rocksDb)
             throws IOException {
         Configuration job = new Configuration();
@@ -201,6 +210,12 @@ final class JobRunner implements AutoCloseable {
         if (spec.mode == Mode.SCALE && spec.backend == Backend.ROCKSDB) {
             // A directory of the run's own, so that the size of RocksDB on disk can be measured.
             job.set(RocksDBOptions.LOCAL_DIRECTORIES, rocksDb.toAbsolutePath().toString());
+        }
+        if (spec.backend == Backend.FORST) {
+            // ForSt's working files in the run's own directory on the local file system, its
+            // primary storage included, which otherwise shares the checkpoint directory.
+            job.set(FORST_LOCAL_DIR, rocksDb.toAbsolutePath().toString());
+            job.set(FORST_PRIMARY_DIR, "local");
         }
         job.set(CoreOptions.DEFAULT_PARALLELISM, spec.parallelism);
         job.set(ExecutionOptions.RUNTIME_MODE, RuntimeExecutionMode.STREAMING);
@@ -490,7 +505,7 @@ final class JobRunner implements AutoCloseable {
             lastRowMillis = submitMillis + Math.round(result.lastRowSeconds * 1e3);
             result.buildRowsPerSecond =
                     run.buildKeys / ((run.snapshotDoneNanos - run.buildStartNanos) / 1e9);
-            if (spec.backend == Backend.ROCKSDB) {
+            if (spec.backend.onDisk()) {
                 result.localStateBytes = sizeOnDisk(rocksDb);
             }
             result.scaleCheckpointsCompleted = 0;

@@ -67,7 +67,14 @@ final class Report {
         RunsSection.write(md, results);
 
         Path page = settings.docsDir.resolve("benchmarks.md");
-        Files.writeString(page, md.toString(), StandardCharsets.UTF_8);
+        // The scale section comes from runs of its own plan, which this run does not repeat.
+        String scale =
+                Files.exists(page)
+                        ? ScaleSection.of(Files.readString(page, StandardCharsets.UTF_8))
+                        : "";
+        String written =
+                scale.isEmpty() ? md.toString() : ScaleSection.replace(md.toString(), scale);
+        Files.writeString(page, written, StandardCharsets.UTF_8);
         Chart.write(settings.docsDir.resolve("benchmarks.png"), a, d, b, c);
         System.out.println("Wrote " + page + " and benchmarks.png");
     }

@@ -31,7 +31,7 @@ import java.util.Properties;
 final class RunSection {
 
     /** The command of the module's README that runs the benchmark and writes the docs. */
-    private static final String COMMAND =
+    static final String COMMAND =
             "mvn -B -Penrichment -pl flink-lateral-snapshot-benchmarks -am verify -DskipTests";
 
     private RunSection() {}

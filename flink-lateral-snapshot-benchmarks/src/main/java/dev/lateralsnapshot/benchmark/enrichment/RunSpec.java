@@ -14,12 +14,24 @@
 
 package dev.lateralsnapshot.benchmark.enrichment;
 
+import java.util.List;
+
 /** One job to run: a contender on a backend, over a data scenario, in a mode. */
 final class RunSpec {
 
     enum Backend {
         HEAP("heap", "hashmap"),
-        ROCKSDB("RocksDB", "rocksdb");
+        ROCKSDB("RocksDB", "rocksdb"),
+        /** Flink 2.3's disaggregated backend, here with its files on the local file system. */
+        FORST("ForSt", "forst");
+
+        /** The backends of every group but the scale group, which runs ForSt too. */
+        static final List<Backend> HEAP_AND_ROCKSDB = List.of(HEAP, ROCKSDB);
+
+        /** Whether the backend keeps its state in files, whose size on disk a run measures. */
+        boolean onDisk() {
+            return this != HEAP;
+        }
 
         final String label;
         final String configValue;

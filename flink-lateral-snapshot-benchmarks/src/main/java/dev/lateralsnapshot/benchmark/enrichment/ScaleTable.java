@@ -111,7 +111,7 @@ final class ScaleTable {
                 "drain rows/s",
                 "peak heap after GC",
                 "state (checkpoint)",
-                "RocksDB on disk",
+                "on disk",
                 "checkpoints before last row",
                 "written, longest");
         List<String> notes = new ArrayList<>();
@@ -167,20 +167,11 @@ final class ScaleTable {
      * ChangelogNormalize.
      */
     private static void ratios(StringBuilder md, List<RunResult> runs) {
-        md.append('\n');
-        Format.header(
-                md,
-                "rllrrl",
-                "keys",
-                "backend",
-                "compared",
-                "time ratio, median",
-                "speed ratio",
-                "per round");
         List<Contender[]> pairs =
                 List.of(
                         new Contender[] {Contender.P5U, Contender.P3},
                         new Contender[] {Contender.P5S, Contender.P5SN});
+        StringBuilder rows = new StringBuilder();
         for (int keys : sizes(runs)) {
             for (Backend backend : Backend.values()) {
                 for (Contender[] pair : pairs) {
@@ -193,7 +184,7 @@ final class ScaleTable {
                     }
                     double median = Cells.median(ratios);
                     Format.row(
-                            md,
+                            rows,
                             String.format(Locale.ROOT, "%,d", keys),
                             backend.label,
                             pair[0].label + " / " + pair[1].label,
@@ -203,6 +194,21 @@ final class ScaleTable {
                 }
             }
         }
+        if (rows.length() == 0) {
+            // A run of one contender has nothing to compare.
+            return;
+        }
+        md.append('\n');
+        Format.header(
+                md,
+                "rllrrl",
+                "keys",
+                "backend",
+                "compared",
+                "time ratio, median",
+                "speed ratio",
+                "per round");
+        md.append(rows);
     }
 
     /** The median cost per row at every size, and the largest size's over the smallest's. */

@@ -18,6 +18,7 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 
 /** The knobs of a benchmark run; every one can be set on the command line as --name=value. */
 final class Settings {
@@ -90,6 +91,9 @@ final class Settings {
      * fit this machine's runs of about half an hour; 20M is there to be asked for.
      */
     List<Integer> scaleKeys = new ArrayList<>(List.of(1_000_000, 5_000_000));
+
+    /** The state backends of {@code --plan=scale}; ForSt is there to be asked for. */
+    List<RunSpec.Backend> scaleBackends = new ArrayList<>(RunSpec.Backend.HEAP_AND_ROCKSDB);
 
     int startTimeoutSeconds = 180;
     int checkpointTimeoutSeconds = 180;
@@ -192,6 +196,13 @@ final class Settings {
                     s.scaleKeys.clear();
                     for (String part : value.split(",")) {
                         s.scaleKeys.add(Integer.parseInt(part.trim()));
+                    }
+                    break;
+                case "scale-backends":
+                    s.scaleBackends.clear();
+                    for (String part : value.split(",")) {
+                        s.scaleBackends.add(
+                                RunSpec.Backend.valueOf(part.trim().toUpperCase(Locale.ROOT)));
                     }
                     break;
                 case "work-dir":

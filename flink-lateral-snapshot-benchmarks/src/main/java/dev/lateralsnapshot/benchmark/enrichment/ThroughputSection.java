@@ -52,7 +52,7 @@ final class ThroughputSection {
 
     private static void write(StringBuilder md, String title, String intro, Cells cells) {
         md.append("## Throughput: ").append(title).append("\n\n").append(intro);
-        for (Backend backend : Backend.values()) {
+        for (Backend backend : Backend.HEAP_AND_ROCKSDB) {
             table(md, cells, backend);
         }
     }
