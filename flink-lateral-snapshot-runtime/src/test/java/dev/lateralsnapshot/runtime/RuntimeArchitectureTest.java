@@ -133,7 +133,11 @@ class RuntimeArchitectureTest {
                 .resideOutsideOfPackage(INTERNAL)
                 .should()
                 .dependOnClassesThat()
-                .resideInAnyPackage("org.apache.flink.state.rocksdb..", "org.rocksdb..")
+                .resideInAnyPackage(
+                        "org.apache.flink.state.rocksdb..",
+                        "org.rocksdb..",
+                        "org.apache.flink.state.forst..",
+                        "org.forstdb..")
                 .because(
                         "every use of a state backend's implementation goes through one hook"
                                 + " class of "

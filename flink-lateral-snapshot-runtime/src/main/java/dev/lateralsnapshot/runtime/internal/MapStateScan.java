@@ -36,18 +36,22 @@ public interface MapStateScan<K, V> extends AutoCloseable {
 
     /**
      * Opens a scan of the map state of this name, registered with the backend before; empty where
-     * the backend has no such scan (only Flink's RocksDB backend has). The map's values must be
-     * non-null.
+     * the backend has no such scan (Flink's RocksDB and ForSt backends have one; the heap backend
+     * has none). The map's values must be non-null.
      */
     static <K, V> Optional<MapStateScan<K, V>> open(
             KeyedStateBackend<K> backend, String stateName) {
         // Only the backend itself: a wrapper such as the changelog backend records every change,
-        // which removals made past it would escape. By name: a job without the RocksDB backend on
-        // its class path must not load its classes.
-        if (!backend.getClass().getName().equals(RocksDbMapStateScan.BACKEND_CLASS)) {
-            return Optional.empty();
+        // which removals made past it would escape. By name: a job without one of these backends
+        // on its class path must not load its classes.
+        switch (backend.getClass().getName()) {
+            case RocksDbMapStateScan.BACKEND_CLASS:
+                return Optional.of(RocksDbMapStateScan.open(backend, stateName));
+            case ForStMapStateScan.BACKEND_CLASS:
+                return Optional.of(ForStMapStateScan.open(backend, stateName));
+            default:
+                return Optional.empty();
         }
-        return Optional.of(RocksDbMapStateScan.open(backend, stateName));
     }
 
     /** Moves to the next entry; returns false when none is left. */

@@ -1,0 +1,271 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package dev.lateralsnapshot.runtime.internal;
+
+import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.api.common.state.MapStateDescriptor;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.java.functions.KeySelector;
+import org.apache.flink.runtime.state.KeyedStateBackend;
+import org.apache.flink.runtime.state.StateBackend;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.StringData;
+import org.apache.flink.table.data.binary.BinaryRowData;
+import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
+import org.apache.flink.table.types.logical.BigIntType;
+import org.apache.flink.table.types.logical.VarCharType;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Guards {@link ColumnFamilyMapStateScan} on each backend it has a subclass for: what the subclass
+ * reads of the backend by reflection, and the layout of a map state's keys and values in the
+ * backend's store, against map states written through Flink's own state API. A failure here means
+ * that a new Flink version moved the backend's fields or changed that layout, and the drain of the
+ * buffered probe rows must follow it.
+ */
+abstract class ColumnFamilyMapStateScanTest {
+
+    private static final RowDataSerializer KEY_SERIALIZER =
+            new RowDataSerializer(new VarCharType(VarCharType.MAX_LENGTH));
+
+    static final MapStateDescriptor<Long, RowData> MAP =
+            new MapStateDescriptor<>(
+                    "scanned",
+                    Types.LONG,
+                    InternalTypeInfo.ofFields(
+                            new VarCharType(VarCharType.MAX_LENGTH), new BigIntType()));
+
+    private KeyedOneInputStreamOperatorTestHarness<RowData, RowData, RowData> harness;
+    MapStateHost host;
+
+    /** The backend under test. */
+    abstract StateBackend backend();
+
+    /** The class of its keyed state backend, which the scan is written for. */
+    abstract String backendClass();
+
+    void open(int maxParallelism) throws Exception {
+        open(backend(), maxParallelism);
+    }
+
+    void open(StateBackend backend, int maxParallelism) throws Exception {
+        host = new MapStateHost();
+        harness =
+                new KeyedOneInputStreamOperatorTestHarness<>(
+                        host,
+                        (KeySelector<RowData, RowData>) ColumnFamilyMapStateScanTest::keyOf,
+                        InternalTypeInfo.ofFields(new VarCharType(VarCharType.MAX_LENGTH)),
+                        maxParallelism,
+                        1,
+                        0);
+        harness.setStateBackend(backend);
+        harness.open();
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        if (harness != null) {
+            harness.close();
+        }
+    }
+
+    /** Keys as the join's key selector makes them: binary rows, of different lengths. */
+    private static RowData keyOf(RowData row) {
+        return KEY_SERIALIZER.toBinaryRow(GenericRowData.of(row.getString(0)));
+    }
+
+    private static BinaryRowData key(String key) {
+        return KEY_SERIALIZER.toBinaryRow(GenericRowData.of(StringData.fromString(key)));
+    }
+
+    private static RowData value(String key, long mapKey) {
+        return GenericRowData.of(StringData.fromString(key), mapKey);
+    }
+
+    void put(String key, long... mapKeys) throws Exception {
+        host.setCurrentKey(key(key));
+        for (long mapKey : mapKeys) {
+            host.map().put(mapKey, value(key, mapKey));
+        }
+    }
+
+    private Map<Long, String> entriesOf(String key) throws Exception {
+        host.setCurrentKey(key(key));
+        Map<Long, String> entries = new LinkedHashMap<>();
+        for (Map.Entry<Long, RowData> entry : host.map().entries()) {
+            entries.put(
+                    entry.getKey(),
+                    entry.getValue().getString(0).toString() + entry.getValue().getLong(1));
+        }
+        return entries;
+    }
+
+    MapStateScan<RowData, RowData> scan() {
+        @SuppressWarnings("unchecked")
+        KeyedStateBackend<RowData> backend = (KeyedStateBackend<RowData>) host.backend();
+        Optional<MapStateScan<RowData, RowData>> scan = MapStateScan.open(backend, MAP.getName());
+        assertThat(scan)
+                .as(
+                        "the keyed state backend is %s, not %s",
+                        backend.getClass().getName(), backendClass())
+                .isPresent();
+        return scan.get();
+    }
+
+    /** Reads the scan to its end, as key/value text, with a mark where the key stays the same. */
+    private static List<String> readAll(MapStateScan<RowData, RowData> scan, boolean remove)
+            throws Exception {
+        List<String> read = new ArrayList<>();
+        while (scan.next()) {
+            assertThat(scan.value().getString(0).toString())
+                    .as("the value read with the key")
+                    .isEqualTo(scan.key().getString(0).toString());
+            read.add(
+                    (scan.sameKeyAsPrevious() ? "  " : "")
+                            + scan.key().getString(0).toString()
+                            + scan.value().getLong(1));
+            if (remove) {
+                scan.removeCurrent();
+            }
+        }
+        return read;
+    }
+
+    @ParameterizedTest(name = "max parallelism {0}")
+    @ValueSource(ints = {128, 32768})
+    void readsEveryEntryOfEveryKeyInTheOrderOfTheMapKeys(int maxParallelism) throws Exception {
+        open(maxParallelism);
+        // "a" is the start of "ab": their keys in RocksDB must still not interleave.
+        put("a", 30, 1, 2);
+        put("ab", 7);
+        put("b", 5, 4);
+        put("c", 9);
+
+        List<String> read;
+        try (MapStateScan<RowData, RowData> scan = scan()) {
+            read = readAll(scan, false);
+        }
+
+        assertThat(read)
+                .as(
+                        "a map state's entries in the store, key by key, each key's in the order"
+                                + " of its map keys (read by the scan)")
+                .hasSize(7)
+                .containsSubsequence("a1", "  a2", "  a30")
+                .containsSubsequence("b4", "  b5")
+                .contains("ab7", "c9");
+        assertThat(entriesOf("a")).as("the scan leaves what it does not remove").hasSize(3);
+    }
+
+    @Test
+    void removesTheEntriesItIsAskedToRemove() throws Exception {
+        open(128);
+        put("a", 1, 2);
+        put("b", 3);
+        put("c", 4, 5);
+
+        try (MapStateScan<RowData, RowData> scan = scan()) {
+            while (scan.next()) {
+                if (!scan.key().getString(0).toString().equals("b")) {
+                    scan.removeCurrent();
+                }
+            }
+            scan.flush();
+            assertThat(entriesOf("a")).as("removed and flushed").isEmpty();
+            assertThat(entriesOf("b")).containsExactly(Map.entry(3L, "b3"));
+            assertThat(entriesOf("c")).as("removed and flushed").isEmpty();
+        }
+    }
+
+    @Test
+    void aRefreshGoesOnAfterTheLastEntryReturnedAndSeesEntriesWrittenSince() throws Exception {
+        open(128);
+        put("a", 1, 2);
+        put("b", 1);
+        put("c", 1);
+
+        List<String> read = new ArrayList<>();
+        try (MapStateScan<RowData, RowData> scan = scan()) {
+            assertThat(scan.next()).isTrue();
+            String first = scan.key().getString(0).toString();
+            read.add(first + scan.value().getLong(1));
+            scan.removeCurrent();
+            // Written after the scan started: one to the key the scan is at, one to each other.
+            put(first, 10);
+            put("a", 11);
+            put("b", 11);
+            put("c", 11);
+            scan.refresh();
+            read.addAll(readAll(scan, true));
+        }
+
+        assertThat(read)
+                .as("every entry once, the new ones behind the earlier ones of their key")
+                .hasSize(8)
+                .containsSubsequence("a1", "  a2", "  a11")
+                .containsSubsequence("b1", "  b11")
+                .containsSubsequence("c1", "  c11");
+        assertThat(entriesOf("a")).isEmpty();
+        assertThat(entriesOf("b")).isEmpty();
+        assertThat(entriesOf("c")).isEmpty();
+    }
+
+    @Test
+    void readsKeysEqualToTheKeySelectors() throws Exception {
+        open(128);
+        put("k", 1);
+        try (MapStateScan<RowData, RowData> scan = scan()) {
+            assertThat(scan.next()).isTrue();
+            assertThat(scan.key())
+                    .as("a key read from the store equals the key selector's, as the heap's do")
+                    .isEqualTo(key("k"));
+        }
+    }
+
+    /** An operator that only holds the map state. */
+    static final class MapStateHost extends AbstractStreamOperator<RowData>
+            implements OneInputStreamOperator<RowData, RowData> {
+        private static final long serialVersionUID = 1L;
+
+        MapState<Long, RowData> map() {
+            return getKeyedStateStore().getMapState(MAP);
+        }
+
+        KeyedStateBackend<?> backend() {
+            return getKeyedStateBackend();
+        }
+
+        @Override
+        public void processElement(StreamRecord<RowData> element) {}
+    }
+}
