@@ -34,12 +34,10 @@ import javax.annotation.Nullable;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.Iterator;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * The probe rows buffered in the load phase, and during the drain at the flip behind the rows of
@@ -218,14 +216,14 @@ final class KeyedProbeBuffer implements ProbeBuffer {
 
     /**
      * Drains key by key, in the order the state backend lists the keys with buffered rows when the
-     * drain starts. A key counts one row of the budget on top of its rows.
+     * drain starts. A key counts one row of the budget on top of its rows. A key holds rows while
+     * it drains and while the state has rows of it: a key's rows leave the state only as they are
+     * joined, so one that the drain has not reached has all of its rows there.
      */
     private final class KeyedDrain implements BufferDrain {
 
         /** The keys with buffered probe rows that the drain has not started on. */
         private final Iterator<Object> keysToDrain;
-
-        private final Set<Object> waitingKeys;
 
         @Nullable private Object drainingKey;
         @Nullable private Iterator<RowData> drainingRows;
@@ -234,20 +232,17 @@ final class KeyedProbeBuffer implements ProbeBuffer {
         private boolean drainingKeyGrew;
 
         KeyedDrain() {
-            waitingKeys =
-                    new LinkedHashSet<>(
-                            KeyedStateKeys.keysOf(
-                                    backend, LateralSnapshotJoinStateNames.PROBE_BUFFER));
-            keysToDrain = waitingKeys.iterator();
+            keysToDrain =
+                    KeyedStateKeys.keysOf(backend, LateralSnapshotJoinStateNames.PROBE_BUFFER)
+                            .iterator();
         }
 
         @Override
         public void close() {}
 
         @Override
-        public boolean holdsCurrentKey() {
-            Object key = keys.getCurrentKey();
-            return key.equals(drainingKey) || waitingKeys.contains(key);
+        public boolean holdsCurrentKey() throws Exception {
+            return keys.getCurrentKey().equals(drainingKey) || !rows.isEmpty();
         }
 
         @Override
@@ -269,7 +264,6 @@ final class KeyedProbeBuffer implements ProbeBuffer {
                         return true;
                     }
                     drainingKey = keysToDrain.next();
-                    keysToDrain.remove();
                     keys.setCurrentKey(drainingKey);
                     drainingRows = takeRowsOfKey();
                     drainingKeyGrew = false;
