@@ -25,8 +25,6 @@ import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.configuration.CheckpointingOptions;
-import org.apache.flink.configuration.ConfigOption;
-import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.configuration.ExecutionOptions;
@@ -45,6 +43,7 @@ import org.apache.flink.runtime.jobmaster.JobResult;
 import org.apache.flink.runtime.metrics.MetricNames;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
+import org.apache.flink.state.forst.ForStOptions;
 import org.apache.flink.state.rocksdb.RocksDBOptions;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.graph.StreamGraph;
@@ -186,13 +185,6 @@ final class JobRunner implements AutoCloseable {
         return result;
     }
 
-    /** ForSt's options, by key: its module is on the class path only to run it. */
-    private static final ConfigOption<String> FORST_LOCAL_DIR =
-            ConfigOptions.key("state.backend.forst.local-dir").stringType().noDefaultValue();
-
-    private static final ConfigOption<String> FORST_PRIMARY_DIR =
-            ConfigOptions.key("state.backend.forst.primary-dir").stringType().noDefaultValue();
-
     private StreamGraph graph(RunSpec spec, BenchRun run, Path checkpoints, Path rocksDb)
             throws IOException {
         Configuration job = new Configuration();
@@ -214,8 +206,8 @@ final class JobRunner implements AutoCloseable {
         if (spec.backend == Backend.FORST) {
             // ForSt's working files in the run's own directory on the local file system, its
             // primary storage included, which otherwise shares the checkpoint directory.
-            job.set(FORST_LOCAL_DIR, rocksDb.toAbsolutePath().toString());
-            job.set(FORST_PRIMARY_DIR, "local");
+            job.set(ForStOptions.LOCAL_DIRECTORIES, rocksDb.toAbsolutePath().toString());
+            job.set(ForStOptions.PRIMARY_DIRECTORY, "local");
         }
         job.set(CoreOptions.DEFAULT_PARALLELISM, spec.parallelism);
         job.set(ExecutionOptions.RUNTIME_MODE, RuntimeExecutionMode.STREAMING);
