@@ -149,6 +149,14 @@ public final class JoinHarness implements AutoCloseable {
     }
 
     /**
+     * The event-time timers the join has registered and that have not fired yet; none for a
+     * broadcast build side, whose join is not keyed and has no timers.
+     */
+    public int eventTimeTimers() {
+        return distribution == Distribution.HASH ? harness.numEventTimeTimers() : 0;
+    }
+
+    /**
      * Fires the timers due now. The drain at the flip goes on in them, and a slice of it also ends
      * after a time, so on a loaded machine the first slice may not join every buffered row.
      */

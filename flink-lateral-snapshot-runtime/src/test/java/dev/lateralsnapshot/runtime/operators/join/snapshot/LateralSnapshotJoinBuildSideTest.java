@@ -14,6 +14,7 @@
 
 package dev.lateralsnapshot.runtime.operators.join.snapshot;
 
+import dev.lateralsnapshot.runtime.operators.join.snapshot.JoinSpec.Distribution;
 import dev.lateralsnapshot.runtime.operators.join.snapshot.keyed.MultisetRows;
 
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
@@ -508,6 +509,44 @@ class LateralSnapshotJoinBuildSideTest extends LateralSnapshotJoinTestBase {
             harness.processElement1(probe("o1", "A"));
 
             assertThat(harness.takeOutput()).containsExactly(padded("o1", "A"));
+        }
+    }
+
+    /**
+     * Changes that a snapshot wrote into keyed state wait under timers, later ones on the heap
+     * without: a watermark applies both in time order, whichever way their arrival went.
+     */
+    @TestTemplate
+    void changesInStateAndOnTheHeapAreAppliedInTimeOrder() throws Exception {
+        try (JoinHarness harness =
+                harness(join().leftOuterJoin().layout(BuildSideLayout.ONE_ROW_PER_KEY))) {
+            harness.open();
+            harness.processWatermark2(watermark(LOAD_COMPLETED_TIME));
+            harness.processElement2(updateAfter("A", 2, 120));
+            harness.processElement2(updateAfter("B", 2, 130));
+            harness.processElement2(updateAfter("C", 2, 120));
+            assertThat(harness.eventTimeTimers()).isZero();
+            harness.snapshot(1L, 1L);
+            // A timer per key and time in the keyed state; a broadcast build side has no timers.
+            int timersInState = distribution() == Distribution.HASH ? 3 : 0;
+            assertThat(harness.eventTimeTimers()).isEqualTo(timersInState);
+
+            harness.processElement2(updateAfter("A", 3, 130));
+            harness.processElement2(updateAfter("B", 3, 125));
+            harness.processElement2(updateAfter("D", 3, 125));
+            assertThat(harness.eventTimeTimers()).isEqualTo(timersInState);
+            harness.processWatermark2(watermark(130));
+            for (String key : new String[] {"A", "B", "C", "D"}) {
+                harness.processElement1(probe("o" + key, key));
+            }
+
+            assertThat(harness.takeOutput())
+                    .containsExactly(
+                            joined("oA", "A", 3, 130),
+                            joined("oB", "B", 2, 130),
+                            joined("oC", "C", 2, 120),
+                            joined("oD", "D", 3, 125));
+            assertThat(harness.eventTimeTimers()).isZero();
         }
     }
 

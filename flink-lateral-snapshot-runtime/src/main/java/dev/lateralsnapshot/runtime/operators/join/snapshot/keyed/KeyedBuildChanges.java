@@ -22,16 +22,23 @@ import dev.lateralsnapshot.runtime.operators.join.snapshot.ReleasedBuildChanges;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
 import org.apache.flink.streaming.api.operators.InternalTimer;
 import org.apache.flink.streaming.api.operators.InternalTimerService;
+import org.apache.flink.streaming.api.operators.KeyContext;
 import org.apache.flink.streaming.api.operators.Triggerable;
 import org.apache.flink.table.data.RowData;
 
 import java.util.List;
 
 /**
- * The pending build changes and held -U rows of the keyed join, released by event-time timers: one
- * per key and time, namespaced by the time, which fires when the build watermark reaches the time
- * (or, for held -U rows, the time that lets them go alone). Flink fires them in time order with
- * their key current, which is the order the build side must see the changes in.
+ * The pending build changes and held -U rows of the keyed join, released in time order with their
+ * key current, which is the order the build side must see the changes in.
+ *
+ * <p>Event-time timers release the held -U rows and the pending changes in keyed state: one per key
+ * and time, namespaced by the time, which fires when the build watermark reaches the time (or, for
+ * held -U rows, the time that lets them go alone). The pending changes on the heap have no timer: a
+ * watermark releases them time by time, and first advances the timers to each time while the state
+ * holds changes, so that a key's changes in the state that are earlier go first. A held -U needs no
+ * such care: it waits for changes of its key that arrive later, and every one of its key that
+ * arrived earlier has an earlier time than the watermark that lets it go.
  */
 final class KeyedBuildChanges implements BuildChangeBuffer, Triggerable<Object, Long> {
 
@@ -39,12 +46,14 @@ final class KeyedBuildChanges implements BuildChangeBuffer, Triggerable<Object, 
     private final HeldUpdateBefores held;
     private final JoinStateContext context;
     private final InternalTimerService<Long> timers;
+    private final KeyContext keys;
 
     KeyedBuildChanges(
             PendingBuildChanges pending, HeldUpdateBefores held, JoinStateContext context) {
         this.pending = pending;
         this.held = held;
         this.context = context;
+        this.keys = context.keyContext();
         this.timers =
                 context.timerService(
                         LateralSnapshotJoinStateNames.BUILD_CHANGE_TIMERS,
@@ -54,8 +63,9 @@ final class KeyedBuildChanges implements BuildChangeBuffer, Triggerable<Object, 
 
     @Override
     public void add(long time, RowData change) throws Exception {
-        pending.add(time, change);
-        timers.registerEventTimeTimer(time, time);
+        if (pending.add(time, change)) {
+            timers.registerEventTimeTimer(time, time);
+        }
     }
 
     @Override
@@ -71,6 +81,21 @@ final class KeyedBuildChanges implements BuildChangeBuffer, Triggerable<Object, 
 
     @Override
     public void releaseUpTo(long time) throws Exception {
+        ReleasedBuildChanges released = context.released();
+        while (pending.hasHeapRowsUpTo(time)) {
+            long heapTime = pending.firstHeapTime();
+            if (pending.hasRowsInState()) {
+                context.advanceEventTime(heapTime);
+            }
+            pending.releaseHeap(
+                    heapTime,
+                    (key, changes) -> {
+                        keys.setCurrentKey(key);
+                        for (RowData change : changes) {
+                            released.apply(change);
+                        }
+                    });
+        }
         context.advanceEventTime(time);
     }
 
@@ -101,6 +126,6 @@ final class KeyedBuildChanges implements BuildChangeBuffer, Triggerable<Object, 
 
     void writeToState() throws Exception {
         held.writeToState();
-        pending.writeToState();
+        pending.writeToState(timers);
     }
 }

@@ -17,6 +17,7 @@ package dev.lateralsnapshot.runtime.operators.join.snapshot.keyed;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.runtime.state.KeyedStateBackend;
 import org.apache.flink.runtime.state.internal.InternalListState;
+import org.apache.flink.streaming.api.operators.InternalTimerService;
 import org.apache.flink.table.data.RowData;
 
 import java.util.ArrayList;
@@ -24,13 +25,13 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
  * The build changes that wait for the build watermark to pass their time, per key and time, in
- * arrival order; {@link KeyedBuildChanges} registers a timer per key and time, which takes them,
- * and sets the key before every call.
+ * arrival order; {@link KeyedBuildChanges} sets the key before every call.
  *
  * <p>A change waits about one watermark interval, so few wait at a time and most never see a
  * snapshot. They wait on the heap, and go into keyed state only when the operator takes a snapshot
@@ -38,6 +39,12 @@ import java.util.stream.Stream;
  * a watermark far behind its rows): a change between two snapshots then costs no state access of
  * its own (on RocksDB it cost an append, and a get and a delete when taken). While the state holds
  * none, taking reads no state either.
+ *
+ * <p>The changes in keyed state are released by an event-time timer per key and time, which a
+ * restore brings back with them; those on the heap by an index of their times ({@link
+ * #hasHeapRowsUpTo}, {@link #releaseHeap}), which costs no timer: registering and firing one per
+ * key and time was about a fifth of a load's time on RocksDB, and a seventh on the heap (see the
+ * benchmark notes in {@code docs/benchmarks-notes.md}).
  *
  * <p>The rows of a key and time that are in the state arrived before those on the heap: a key and
  * time that waits on the heap gets its later rows there too, and when it goes into the state, its
@@ -60,6 +67,12 @@ final class PendingBuildChanges {
     private final int maxHeapRows;
 
     private final Map<KeyAndTime, List<RowData>> heap = new HashMap<>();
+
+    /**
+     * The keys and times on the heap, by time, each in the order its first row came. A key and time
+     * that a timer took, or that went into the state, stays listed until its time is released.
+     */
+    private final TreeMap<Long, List<KeyAndTime>> heapTimes = new TreeMap<>();
 
     private int heapRows;
 
@@ -131,13 +144,22 @@ final class PendingBuildChanges {
         }
     }
 
-    /** Adds a change of the current key behind the others of its time. */
-    void add(long time, RowData change) throws Exception {
+    /**
+     * Adds a change of the current key behind the others of its time; returns whether it waits in
+     * keyed state, where a timer of the key and time must take it.
+     */
+    boolean add(long time, RowData change) throws Exception {
         KeyAndTime at = new KeyAndTime(backend.getCurrentKey(), time);
         if (heapRows < maxHeapRows) {
-            heap.computeIfAbsent(at, ignored -> new ArrayList<>(2)).add(change);
+            List<RowData> rows = heap.get(at);
+            if (rows == null) {
+                rows = new ArrayList<>(2);
+                heap.put(at, rows);
+                heapTimes.computeIfAbsent(time, ignored -> new ArrayList<>()).add(at);
+            }
+            rows.add(change);
             heapRows++;
-            return;
+            return false;
         }
         List<RowData> rows = heap.remove(at);
         if (rows == null) {
@@ -149,6 +171,46 @@ final class PendingBuildChanges {
         state.setCurrentNamespace(time);
         state.addAll(rows);
         stateRows += rows.size();
+        return true;
+    }
+
+    /** Whether changes wait on the heap with a time up to this one. */
+    boolean hasHeapRowsUpTo(long time) {
+        return !heapTimes.isEmpty() && heapTimes.firstKey() <= time;
+    }
+
+    /** The earliest time of the changes on the heap; call only when some wait there. */
+    long firstHeapTime() {
+        return heapTimes.firstKey();
+    }
+
+    /** Whether keyed state holds changes, which their timers release. */
+    boolean hasRowsInState() {
+        return stateRows > 0;
+    }
+
+    /**
+     * Removes the changes on the heap of a time and gives them to the consumer, key by key, each
+     * key's in arrival order.
+     */
+    void releaseHeap(long time, KeyRows consumer) throws Exception {
+        List<KeyAndTime> keysAndTimes = heapTimes.remove(time);
+        if (keysAndTimes == null) {
+            return;
+        }
+        for (KeyAndTime at : keysAndTimes) {
+            List<RowData> rows = heap.remove(at);
+            if (rows != null) {
+                heapRows -= rows.size();
+                consumer.accept(at.key, rows);
+            }
+        }
+    }
+
+    /** Takes the rows of one key. */
+    @FunctionalInterface
+    interface KeyRows {
+        void accept(Object key, List<RowData> rows) throws Exception;
     }
 
     /** Removes and returns the changes of the current key and the time, in arrival order. */
@@ -177,21 +239,25 @@ final class PendingBuildChanges {
     }
 
     /**
-     * Moves the rows on the heap into keyed state; called when the operator takes a snapshot,
-     * before the state backend takes its own.
+     * Moves the rows on the heap into keyed state, with a timer for every key and time that takes
+     * them; called when the operator takes a snapshot, before the state backend takes its own.
      */
-    void writeToState() throws Exception {
+    void writeToState(InternalTimerService<Long> timers) throws Exception {
         if (heap.isEmpty()) {
+            heapTimes.clear();
             return;
         }
         Object currentKey = backend.getCurrentKey();
         for (Map.Entry<KeyAndTime, List<RowData>> entry : heap.entrySet()) {
+            long time = entry.getKey().time;
             backend.setCurrentKey(entry.getKey().key);
-            state.setCurrentNamespace(entry.getKey().time);
+            state.setCurrentNamespace(time);
             state.addAll(entry.getValue());
             stateRows += entry.getValue().size();
+            timers.registerEventTimeTimer(time, time);
         }
         heap.clear();
+        heapTimes.clear();
         heapRows = 0;
         if (currentKey != null) {
             backend.setCurrentKey(currentKey);

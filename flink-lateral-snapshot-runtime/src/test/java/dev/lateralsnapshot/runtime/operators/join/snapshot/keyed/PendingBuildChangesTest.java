@@ -19,9 +19,11 @@ import dev.lateralsnapshot.runtime.operators.join.snapshot.LateralSnapshotJoinSt
 
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
+import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.runtime.state.KeyedStateBackend;
 import org.apache.flink.runtime.state.internal.InternalListState;
+import org.apache.flink.streaming.api.operators.InternalTimerService;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 
@@ -29,6 +31,8 @@ import org.junit.jupiter.api.TestTemplate;
 
 import javax.annotation.Nullable;
 
+import java.lang.reflect.Proxy;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -65,7 +69,7 @@ class PendingBuildChangesTest extends BackendTestBase {
             assertThat(host.take("A", 10)).containsExactly("+I(A,1,10)");
             assertThat(host.take("C", 10)).isEmpty();
             assertThat(host.take("B", 10)).containsExactly("+I(B,2,10)");
-            host.pending.writeToState();
+            host.writeToState();
 
             assertThat(host.stateCalls).hasValue(0);
         }
@@ -75,11 +79,69 @@ class PendingBuildChangesTest extends BackendTestBase {
     void rowsOfAKeyAndTimeInTheStateComeBeforeThoseOnTheHeap() throws Exception {
         try (Host host = host(PendingBuildChanges.MAX_HEAP_ROWS)) {
             host.add("A", 1, 10);
-            host.pending.writeToState();
+            host.writeToState();
             host.add("A", 2, 10);
 
             assertThat(host.take("A", 10)).containsExactly("+I(A,1,10)", "+I(A,2,10)");
             assertThat(host.take("A", 10)).isEmpty();
+        }
+    }
+
+    @TestTemplate
+    void releasesTheRowsOnTheHeapTimeByTimeWithoutTimers() throws Exception {
+        try (Host host = host(PendingBuildChanges.MAX_HEAP_ROWS)) {
+            host.add("A", 1, 11);
+            host.add("B", 2, 10);
+            host.add("A", 3, 10);
+            host.add("B", 4, 10);
+            host.add("C", 5, 12);
+            host.add("A", 6, 11);
+
+            assertThat(host.pending.hasHeapRowsUpTo(9)).isFalse();
+            assertThat(host.pending.hasHeapRowsUpTo(10)).isTrue();
+            assertThat(host.pending.firstHeapTime()).isEqualTo(10);
+            assertThat(host.releaseHeap(10))
+                    .containsExactly("+I(B,2,10)", "+I(B,4,10)", "+I(A,3,10)");
+            assertThat(host.pending.firstHeapTime()).isEqualTo(11);
+            assertThat(host.releaseHeap(11)).containsExactly("+I(A,1,11)", "+I(A,6,11)");
+            assertThat(host.releaseHeap(12)).containsExactly("+I(C,5,12)");
+            assertThat(host.pending.hasHeapRowsUpTo(Long.MAX_VALUE)).isFalse();
+            assertThat(host.timers).isEmpty();
+            assertThat(host.stateCalls).hasValue(0);
+        }
+    }
+
+    @TestTemplate
+    void rowsATimerTookAreNotReleasedAgain() throws Exception {
+        try (Host host = host(PendingBuildChanges.MAX_HEAP_ROWS)) {
+            host.add("A", 1, 10);
+            host.add("B", 2, 10);
+            assertThat(host.take("A", 10)).containsExactly("+I(A,1,10)");
+
+            assertThat(host.releaseHeap(10)).containsExactly("+I(B,2,10)");
+            assertThat(host.take("B", 10)).isEmpty();
+        }
+    }
+
+    @TestTemplate
+    void writingToStateRegistersATimerPerKeyAndTime() throws Exception {
+        try (Host host = host(PendingBuildChanges.MAX_HEAP_ROWS)) {
+            host.add("A", 1, 10);
+            host.add("A", 2, 10);
+            host.add("A", 3, 11);
+            host.add("B", 4, 10);
+            assertThat(host.pending.hasRowsInState()).isFalse();
+            host.writeToState();
+
+            assertThat(host.timers)
+                    .containsExactlyInAnyOrder(
+                            Tuple2.of(KeyedStateHost.keyOf("A"), 10L),
+                            Tuple2.of(KeyedStateHost.keyOf("A"), 11L),
+                            Tuple2.of(KeyedStateHost.keyOf("B"), 10L));
+            assertThat(host.pending.hasRowsInState()).isTrue();
+            assertThat(host.pending.hasHeapRowsUpTo(Long.MAX_VALUE)).isFalse();
+            assertThat(host.releaseHeap(10)).isEmpty();
+            assertThat(host.take("A", 10)).containsExactly("+I(A,1,10)", "+I(A,2,10)");
         }
     }
 
@@ -93,11 +155,14 @@ class PendingBuildChangesTest extends BackendTestBase {
             host.add("C", 4, 10);
             host.add("D", 5, 10);
             assertThat(host.stateCalls.get()).isPositive();
+            // Only the changes in the state need a timer.
+            assertThat(host.added).containsExactly(false, false, true, false, true);
+            assertThat(host.releaseHeap(10)).containsExactly("+I(B,2,10)", "+I(C,4,10)");
 
             assertThat(host.take("A", 10)).containsExactly("+I(A,1,10)", "+I(A,3,10)");
             assertThat(host.take("D", 10)).containsExactly("+I(D,5,10)");
-            assertThat(host.take("C", 10)).containsExactly("+I(C,4,10)");
-            assertThat(host.take("B", 10)).containsExactly("+I(B,2,10)");
+            assertThat(host.take("C", 10)).isEmpty();
+            assertThat(host.take("B", 10)).isEmpty();
             assertThat(host.take("A", 10)).isEmpty();
         }
     }
@@ -108,9 +173,9 @@ class PendingBuildChangesTest extends BackendTestBase {
         try (Host host = host(PendingBuildChanges.MAX_HEAP_ROWS)) {
             host.add("A", 1, 10);
             host.add("B", 2, 11);
-            host.pending.writeToState();
+            host.writeToState();
             host.add("A", 3, 10);
-            host.pending.writeToState();
+            host.writeToState();
             // Not written: the operator writes at every snapshot, this host's snapshot does not.
             host.add("C", 4, 12);
             snapshot = host.keyed.harness.snapshot(1L, 1L);
@@ -143,6 +208,12 @@ class PendingBuildChangesTest extends BackendTestBase {
         final KeyedStateHost keyed;
         final AtomicInteger stateCalls = new AtomicInteger();
         final PendingBuildChanges pending;
+        final List<Boolean> added = new ArrayList<>();
+
+        /** The event-time timers registered: key and time. */
+        final List<Tuple2<Object, Long>> timers = new ArrayList<>();
+
+        private final InternalTimerService<Long> timerService;
 
         @SuppressWarnings("unchecked")
         Host(KeyedStateHost keyed, int maxHeapRows) throws Exception {
@@ -167,12 +238,38 @@ class PendingBuildChangesTest extends BackendTestBase {
                                     }),
                             LateralSnapshotJoinStateNames.PENDING_BUILD_CHANGES,
                             maxHeapRows);
+            this.timerService = recordingTimers(backend);
+        }
+
+        @SuppressWarnings("unchecked")
+        private InternalTimerService<Long> recordingTimers(KeyedStateBackend<Object> backend) {
+            return (InternalTimerService<Long>)
+                    Proxy.newProxyInstance(
+                            InternalTimerService.class.getClassLoader(),
+                            new Class<?>[] {InternalTimerService.class},
+                            (self, method, args) -> {
+                                assertThat(method.getName()).isEqualTo("registerEventTimeTimer");
+                                assertThat(args[1]).isEqualTo(args[0]);
+                                timers.add(Tuple2.of(backend.getCurrentKey(), (Long) args[0]));
+                                return null;
+                            });
+        }
+
+        void writeToState() throws Exception {
+            pending.writeToState(timerService);
+        }
+
+        /** The rows on the heap of the time, in the order they were given. */
+        List<String> releaseHeap(long time) throws Exception {
+            List<RowData> released = new ArrayList<>();
+            pending.releaseHeap(time, (key, rows) -> released.addAll(rows));
+            return KeyedStateHost.text(released);
         }
 
         /** Adds the insert of a build row of this currency and rate under the row's time. */
         void add(String currency, int rate, long time) throws Exception {
             keyed.setKey(currency);
-            pending.add(time, insert(currency, rate, time).getValue());
+            added.add(pending.add(time, insert(currency, rate, time).getValue()));
         }
 
         List<String> take(String currency, long time) throws Exception {
