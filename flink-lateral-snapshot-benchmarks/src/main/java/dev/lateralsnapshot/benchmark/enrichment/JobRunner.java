@@ -28,6 +28,7 @@ import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.configuration.ExecutionOptions;
+import org.apache.flink.configuration.ExternalizedCheckpointRetention;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.configuration.RestOptions;
@@ -38,7 +39,9 @@ import org.apache.flink.core.execution.CheckpointType;
 import org.apache.flink.runtime.checkpoint.AbstractCheckpointStats;
 import org.apache.flink.runtime.checkpoint.CheckpointStatsSnapshot;
 import org.apache.flink.runtime.checkpoint.CheckpointStatsStatus;
+import org.apache.flink.runtime.checkpoint.CompletedCheckpointStats;
 import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
+import org.apache.flink.runtime.jobgraph.SavepointRestoreSettings;
 import org.apache.flink.runtime.jobmaster.JobResult;
 import org.apache.flink.runtime.metrics.MetricNames;
 import org.apache.flink.runtime.minicluster.MiniCluster;
@@ -158,7 +161,13 @@ final class JobRunner implements AutoCloseable {
             long submitMillis = System.currentTimeMillis();
             long submitNanos = System.nanoTime();
             job = cluster.submitJob(graph).get(60, TimeUnit.SECONDS).getJobID();
-            measure(spec, run, keys, job, result, submitMillis, submitNanos, rocksDb);
+            String lastCheckpoint =
+                    measure(spec, run, keys, job, result, submitMillis, submitNanos, rocksDb);
+            if (lastCheckpoint != null) {
+                stop(job);
+                job = null;
+                result.restoreSeconds = restoreSeconds(spec, run, checkpoints, lastCheckpoint);
+            }
         } catch (Exception e) {
             result.error = rootMessage(e);
             System.err.println(spec.label() + " failed:");
@@ -166,17 +175,7 @@ final class JobRunner implements AutoCloseable {
         } finally {
             run.stop = true;
             if (job != null) {
-                try {
-                    cluster.cancelJob(job).get(60, TimeUnit.SECONDS);
-                } catch (Exception ignored) {
-                    // finished or failed already
-                }
-                try {
-                    cluster.requestJobResult(job).get(120, TimeUnit.SECONDS);
-                } catch (Exception ignored) {
-                    // reported below if the run has no other error
-                }
-                JoinMetricsReporter.forget(job);
+                stop(job);
             }
             run.close();
             deleteRecursively(checkpoints);
@@ -185,12 +184,71 @@ final class JobRunner implements AutoCloseable {
         return result;
     }
 
+    /** Cancels a job, waits for its end and forgets its metrics. */
+    private void stop(JobID job) {
+        try {
+            cluster.cancelJob(job).get(60, TimeUnit.SECONDS);
+        } catch (Exception ignored) {
+            // finished or failed already
+        }
+        try {
+            cluster.requestJobResult(job).get(120, TimeUnit.SECONDS);
+        } catch (Exception ignored) {
+            // reported below if the run has no other error
+        }
+        JoinMetricsReporter.forget(job);
+    }
+
+    /**
+     * Seconds from submitting the run's job again, restored from its retained checkpoint, until
+     * every subtask of its join has opened on the restored state: the restart that a failure after
+     * the flip costs, scheduling and state download included. The restored job is cancelled then;
+     * its sources start from the beginning, as the benchmark's carry no position.
+     */
+    private double restoreSeconds(RunSpec spec, BenchRun run, Path checkpoints, String checkpoint)
+            throws Exception {
+        Path restoredDb = work.resolve("rocksdb-restored-" + run.id);
+        StreamGraph graph = graph(spec, run, checkpoints, restoredDb);
+        graph.setSavepointRestoreSettings(SavepointRestoreSettings.forPath(checkpoint, false));
+        quiesce();
+        long start = System.nanoTime();
+        JobID restored = cluster.submitJob(graph).get(60, TimeUnit.SECONDS).getJobID();
+        try {
+            long limitSeconds = settings.startTimeoutSeconds + scaleSlackSeconds(spec);
+            while (joinMetric(restored, CURRENT_PHASE).size() < spec.parallelism) {
+                if (System.nanoTime() - start > TimeUnit.SECONDS.toNanos(limitSeconds)) {
+                    throw new IllegalStateException(
+                            "The join did not open within "
+                                    + limitSeconds
+                                    + " s of restoring from "
+                                    + checkpoint);
+                }
+                JobStatus status = cluster.getJobStatus(restored).get(10, TimeUnit.SECONDS);
+                if (status.isGloballyTerminalState()) {
+                    throw new IllegalStateException(
+                            "The restored job ended with " + status + ": " + failureOf(restored));
+                }
+                Thread.sleep(10);
+            }
+            return (System.nanoTime() - start) / 1e9;
+        } finally {
+            stop(restored);
+            deleteRecursively(restoredDb);
+        }
+    }
+
     private StreamGraph graph(RunSpec spec, BenchRun run, Path checkpoints, Path rocksDb)
             throws IOException {
         Configuration job = new Configuration();
         job.set(StateBackendOptions.STATE_BACKEND, spec.backend.configValue);
         job.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");
         job.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints.toUri().toString());
+        if (measuresRestore(spec)) {
+            // The checkpoint at the end outlives the job, which the restore starts from.
+            job.set(
+                    CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION,
+                    ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
+        }
         job.set(
                 CheckpointingOptions.CHECKPOINTING_INTERVAL,
                 Duration.ofSeconds(settings.checkpointIntervalSeconds));
@@ -330,7 +388,16 @@ final class JobRunner implements AutoCloseable {
         Thread.sleep(700);
     }
 
-    private void measure(
+    /** Whether the run's job is restarted from its last checkpoint, and the restore timed. */
+    private static boolean measuresRestore(RunSpec spec) {
+        return spec.mode == Mode.SCALE && spec.flips();
+    }
+
+    /**
+     * Measures the running job into the result; returns the path of the checkpoint taken at the end
+     * when the run measures a restore from it, else null.
+     */
+    private String measure(
             RunSpec spec,
             BenchRun run,
             ProbeKeys keys,
@@ -523,6 +590,7 @@ final class JobRunner implements AutoCloseable {
         result.checkpointsCompleted = stats.getCounts().getNumberOfCompletedCheckpoints();
         result.checkpointsFailed =
                 stats.getCounts().getNumberOfFailedCheckpoints() - Math.max(0, failedAtStart);
+        String lastCheckpoint = null;
         long loadOk = 0;
         long loadFailed = 0;
         long loadCheckpointed = 0;
@@ -537,8 +605,9 @@ final class JobRunner implements AutoCloseable {
                         checkpoint.getStateSize());
             }
             if (checkpoint.getCheckpointId() == checkpointId
-                    && checkpoint.getStatus() == CheckpointStatsStatus.COMPLETED) {
+                    && checkpoint instanceof CompletedCheckpointStats) {
                 result.stateSizeBytes = checkpoint.getStateSize();
+                lastCheckpoint = ((CompletedCheckpointStats) checkpoint).getExternalPath();
             }
             if (checkpoint instanceof org.apache.flink.runtime.checkpoint.FailedCheckpointStats) {
                 String message =
@@ -651,6 +720,7 @@ final class JobRunner implements AutoCloseable {
             result.p999 = merged.getValueAtPercentile(99.9);
             result.maxLatency = merged.getMaxValue();
         }
+        return measuresRestore(spec) ? lastCheckpoint : null;
     }
 
     /**

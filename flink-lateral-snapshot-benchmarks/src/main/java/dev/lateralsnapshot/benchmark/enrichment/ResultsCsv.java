@@ -118,7 +118,10 @@ final class ResultsCsv {
                 r.localStateBytes = Long.parseLong(f.get(i++));
                 r.scaleCheckpointsCompleted = Long.parseLong(f.get(i++));
                 r.scaleCheckpointedBytes = Long.parseLong(f.get(i++));
-                r.scaleCheckpointMaxMillis = Long.parseLong(f.get(i));
+                r.scaleCheckpointMaxMillis = Long.parseLong(f.get(i++));
+                if (i < f.size()) {
+                    r.restoreSeconds = Double.parseDouble(f.get(i));
+                }
             }
             results.add(r);
         }

@@ -94,6 +94,13 @@ final class RunResult {
     long scaleCheckpointedBytes = -1;
     long scaleCheckpointMaxMillis = -1;
 
+    /**
+     * Seconds from submitting the same job again, restored from the full checkpoint taken after the
+     * last joined row, until every subtask of its join has opened on the restored state; -1 when
+     * not measured (only the LATERAL SNAPSHOT contenders of the scale group are).
+     */
+    double restoreSeconds = -1;
+
     // ---- LATERAL SNAPSHOT runs ----
     /** The subtasks of the join that joined probe rows; 0 when not measured. */
     int joinSubtasks;
@@ -119,7 +126,7 @@ final class RunResult {
                 + "join_subtasks,max_join_share,joined_rate,interval_during_backlog_s,"
                 + "load_checkpointed_bytes,load_phase_gauge_ms,load_completed_reason,"
                 + "last_row_s,build_rows_per_s,local_state_bytes,scale_checkpoints_completed,"
-                + "scale_checkpointed_bytes,scale_checkpoint_max_ms";
+                + "scale_checkpointed_bytes,scale_checkpoint_max_ms,restore_s";
     }
 
     String csv() {
@@ -172,7 +179,8 @@ final class RunResult {
                 String.valueOf(localStateBytes),
                 String.valueOf(scaleCheckpointsCompleted),
                 String.valueOf(scaleCheckpointedBytes),
-                String.valueOf(scaleCheckpointMaxMillis));
+                String.valueOf(scaleCheckpointMaxMillis),
+                String.valueOf(restoreSeconds));
     }
 
     @Override
@@ -221,6 +229,9 @@ final class RunResult {
                             scaleCheckpointsCompleted,
                             Format.bytes(scaleCheckpointedBytes),
                             scaleCheckpointMaxMillis));
+            if (restoreSeconds >= 0) {
+                s.append(String.format(", restored in %.1f s", restoreSeconds));
+            }
         }
         if (spec.flips()) {
             s.append(

@@ -97,7 +97,7 @@ final class ScaleTable {
         StringBuilder md = new StringBuilder();
         Format.header(
                 md,
-                "rllrrrrrrrrrrrrl",
+                "rllrrrrrrrrrrrrlr",
                 "keys",
                 "backend",
                 "contender",
@@ -113,7 +113,8 @@ final class ScaleTable {
                 "state (checkpoint)",
                 "on disk",
                 "checkpoints before last row",
-                "written, longest");
+                "written, longest",
+                "restore");
         List<String> notes = new ArrayList<>();
         for (RunResult r : runs) {
             if (!r.ok()) {
@@ -143,7 +144,10 @@ final class ScaleTable {
                     Format.bytes(r.scaleCheckpointedBytes)
                             + ", "
                             + r.scaleCheckpointMaxMillis
-                            + " ms");
+                            + " ms",
+                    r.restoreSeconds >= 0
+                            ? String.format(Locale.ROOT, "%.1f s", r.restoreSeconds)
+                            : "-");
         }
         ratios(md, runs);
         growth(md, runs);
