@@ -230,7 +230,15 @@ final class JobRunner implements AutoCloseable {
                 }
                 Thread.sleep(10);
             }
-            return (System.nanoTime() - start) / 1e9;
+            double seconds = (System.nanoTime() - start) / 1e9;
+            // The checkpoint was taken in the join phase: a join that opens in the load phase
+            // has not restored it, and its time would be that of an empty start.
+            List<Long> phases = joinMetric(restored, CURRENT_PHASE);
+            if (phases.stream().anyMatch(phase -> phase != 1L)) {
+                throw new IllegalStateException(
+                        "The restored join opened in phases " + phases + ", not the join phase");
+            }
+            return seconds;
         } finally {
             stop(restored);
             deleteRecursively(restoredDb);

@@ -43,8 +43,8 @@ import java.util.stream.Stream;
  * <p>The changes in keyed state are released by an event-time timer per key and time, which a
  * restore brings back with them; those on the heap by an index of their times ({@link
  * #hasHeapRowsUpTo}, {@link #releaseHeap}), which costs no timer: registering and firing one per
- * key and time was about a fifth of a load's time on RocksDB, and a seventh on the heap (see the
- * benchmark notes in {@code docs/benchmarks-notes.md}).
+ * key and time was a fifth of the join's task time in a load on RocksDB ("The waiting build changes
+ * without a timer each" in {@code docs/benchmarks-notes.md}).
  *
  * <p>The rows of a key and time that are in the state arrived before those on the heap: a key and
  * time that waits on the heap gets its later rows there too, and when it goes into the state, its
