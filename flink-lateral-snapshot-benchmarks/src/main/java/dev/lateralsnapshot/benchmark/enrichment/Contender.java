@@ -72,6 +72,14 @@ enum Contender {
                 || range();
     }
 
+    /**
+     * Whether the statement emits a row for every probe row, whenever its build row arrives: the
+     * pass-through and the LEFT join. The others drop a probe row that finds no build row.
+     */
+    boolean emitsEveryProbeRow() {
+        return this == P0 || this == P3;
+    }
+
     /** Whether the statement runs with {@code build-distribution} = {@code broadcast}. */
     boolean broadcast() {
         return this == P5UB || this == P5RB;

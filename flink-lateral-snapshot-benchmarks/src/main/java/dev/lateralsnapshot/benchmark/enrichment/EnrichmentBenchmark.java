@@ -343,7 +343,7 @@ public final class EnrichmentBenchmark {
                                     ScaleTable.GROUP,
                                     ScaleTable.scenario(keys),
                                     Mode.SCALE,
-                                    List.of(Contender.P5U, Contender.P3),
+                                    List.of(Contender.P5U, Contender.P3, Contender.P1),
                                     Set.of(),
                                     // Two rounds where a round takes minutes, one where it takes
                                     // a quarter of an hour.
@@ -352,7 +352,8 @@ public final class EnrichmentBenchmark {
                                             : keys <= 1_000_000 ? 2 : 1,
                                     "load-dominated: the build snapshot and a backlog of as many"
                                             + " probe rows arriving while it loads, to the last"
-                                            + " joined row",
+                                            + " joined row; P1 for the rate at which it takes in"
+                                            + " the same build side",
                                     0,
                                     settings.scaleBackends,
                                     List.of(0)));

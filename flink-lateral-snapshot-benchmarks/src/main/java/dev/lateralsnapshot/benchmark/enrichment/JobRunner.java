@@ -484,7 +484,8 @@ final class JobRunner implements AutoCloseable {
                     // the rows buffered at a flip have reached the sink, and then nothing has
                     // arrived for a while. What remains after the sources is a drain (for
                     // LATERAL SNAPSHOT) or the network buffers in flight, which never stall
-                    // that long unless the job is stuck.
+                    // that long unless the job is stuck. An inner join that drops the probe rows
+                    // whose build row has not arrived yet (P1) has no count of rows to wait for.
                     long sink = run.sinkTotal();
                     if (sink != lastSink) {
                         lastSink = sink;
@@ -495,7 +496,8 @@ final class JobRunner implements AutoCloseable {
                                     && run.snapshotsDone()
                                     && (spec.flips()
                                             ? sink - sinkAtFlip >= 0.98 * hitRate * maxBuffered
-                                            : sink >= run.loadRows);
+                                            : !spec.contender.emitsEveryProbeRow()
+                                                    || sink >= run.loadRows);
                     done = allOut && now - lastSinkChangeNanos >= SCALE_QUIET_NANOS;
                     long limitSeconds =
                             settings.startTimeoutSeconds + 120 + scaleSlackSeconds(spec);

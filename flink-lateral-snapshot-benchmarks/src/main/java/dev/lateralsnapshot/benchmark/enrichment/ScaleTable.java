@@ -22,14 +22,16 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.ToDoubleFunction;
 import java.util.stream.Collectors;
 
 /**
  * The results of {@code --plan=scale} as markdown: every run with the time from the job's
  * submission to its last joined row and where it went (the build rows per second, LATERAL
  * SNAPSHOT's load phase and drain), memory, state and checkpoints; then the ratio of LATERAL
- * SNAPSHOT's time to the regular join's within each round; then the cost per row at every size and
- * how it grows from the smallest to the largest.
+ * SNAPSHOT's time to the regular join's within each round, its build rows per second against the
+ * processing-time temporal table function join's, and the cost per row at every size and how it
+ * grows from the smallest to the largest.
  */
 final class ScaleTable {
 
@@ -150,6 +152,7 @@ final class ScaleTable {
                             : "-");
         }
         ratios(md, runs);
+        buildRates(md, runs);
         growth(md, runs);
         if (!notes.isEmpty()) {
             md.append('\n');
@@ -215,6 +218,50 @@ final class ScaleTable {
         md.append(rows);
     }
 
+    /**
+     * The build rows per second of LATERAL SNAPSHOT's load over those of the processing-time
+     * temporal table function join, which puts every build row into its state as it arrives and
+     * joins the probe rows against whatever is there: the rate at which a join can take in a build
+     * side at all, with the same probe backlog arriving meanwhile.
+     */
+    private static void buildRates(StringBuilder md, List<RunResult> runs) {
+        StringBuilder rows = new StringBuilder();
+        for (int keys : sizes(runs)) {
+            for (Backend backend : Backend.values()) {
+                Map<Integer, Double> snapshot =
+                        byRound(runs, keys, backend, Contender.P5U, r -> r.buildRowsPerSecond);
+                Map<Integer, Double> ttf =
+                        byRound(runs, keys, backend, Contender.P1, r -> r.buildRowsPerSecond);
+                List<Double> ratios = Cells.withinRounds(snapshot, ttf);
+                if (ratios.isEmpty()) {
+                    continue;
+                }
+                Format.row(
+                        rows,
+                        String.format(Locale.ROOT, "%,d", keys),
+                        backend.label,
+                        Format.rows(Cells.median(new ArrayList<>(snapshot.values()))),
+                        Format.rows(Cells.median(new ArrayList<>(ttf.values()))),
+                        Format.ratio(Cells.median(ratios)),
+                        ratios.stream().map(Format::ratio).collect(Collectors.joining(", ")));
+            }
+        }
+        if (rows.length() == 0) {
+            return;
+        }
+        md.append('\n');
+        Format.header(
+                md,
+                "rlrrrl",
+                "keys",
+                "backend",
+                Contender.P5U.label + " build rows/s, median",
+                Contender.P1.label + " build rows/s, median",
+                "ratio, median",
+                "per round");
+        md.append(rows);
+    }
+
     /** The median cost per row at every size, and the largest size's over the smallest's. */
     private static void growth(StringBuilder md, List<RunResult> runs) {
         List<Integer> sizes = sizes(runs);
@@ -231,7 +278,7 @@ final class ScaleTable {
         names.add("cost per row at the largest / at the smallest");
         alignment.append('r');
         Format.header(md, alignment.toString(), names.toArray(new String[0]));
-        for (Contender contender : List.of(Contender.P5U, Contender.P3)) {
+        for (Contender contender : List.of(Contender.P5U, Contender.P3, Contender.P1)) {
             for (Backend backend : Backend.values()) {
                 List<Object> cells = new ArrayList<>(List.of(contender.label, backend.label));
                 double smallest = Double.NaN;
@@ -266,15 +313,25 @@ final class ScaleTable {
     /** The cost per row of one contender's successful runs at one size, by round. */
     private static Map<Integer, Double> byRound(
             List<RunResult> runs, int keys, Backend backend, Contender contender) {
-        Map<Integer, Double> costs = new TreeMap<>();
+        return byRound(runs, keys, backend, contender, ScaleTable::costPerRow);
+    }
+
+    /** One figure of one contender's successful runs at one size, by round. */
+    private static Map<Integer, Double> byRound(
+            List<RunResult> runs,
+            int keys,
+            Backend backend,
+            Contender contender,
+            ToDoubleFunction<RunResult> figure) {
+        Map<Integer, Double> values = new TreeMap<>();
         for (RunResult r : runs) {
             if (r.ok()
                     && r.spec.scenario.buildKeys == keys
                     && r.spec.backend == backend
                     && r.spec.contender == contender) {
-                costs.put(r.spec.round, costPerRow(r));
+                values.put(r.spec.round, figure.applyAsDouble(r));
             }
         }
-        return costs;
+        return values;
     }
 }
