@@ -65,6 +65,15 @@ public interface JoinState {
     /** The build changes that wait for the build watermark; valid after {@link #open}. */
     BuildChangeBuffer changes();
 
+    /**
+     * What keeps this subtask's rows as objects on the JVM heap, and what a user would change to
+     * move them off it or make room, for the message of a join that no longer fits there; null
+     * where the rows are in a store that the heap does not limit (RocksDB, ForSt). Valid after
+     * {@link #open}.
+     */
+    @Nullable
+    String heapResidence();
+
     /** The clocks of the state TTL; null without a TTL. Valid after {@link #open}. */
     @Nullable
     BuildKeyTtl ttl();

@@ -110,6 +110,7 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
     private transient long startTime;
     private transient long loadPhaseDuration;
     private transient BufferedProbeRows bufferedProbeRows;
+    private transient HeapLimit heapLimit;
 
     public LateralSnapshotJoinOperator(LateralSnapshotJoinParameters parameters) {
         this.parameters = checkNotNull(parameters);
@@ -180,6 +181,16 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
                 LOG,
                 this::flipToJoinPhase);
         startTime = getProcessingTimeService().getCurrentProcessingTime();
+        heapLimit =
+                new HeapLimit(
+                        HeapLimit.JVM,
+                        state.heapResidence(),
+                        () ->
+                                String.format(
+                                        "%s phase, %,d probe rows buffered, build side %s",
+                                        joinPhase ? "join" : "load",
+                                        bufferedProbeRows.count(),
+                                        state));
         // Probe rows restored in the join phase come from a subtask that was still loading. Ask
         // the buffer, not the restored phases: a subtask may restore the rows of another.
         restoredProbeRowsToDrain = restored && joinPhase && !bufferedProbeRows.isEmpty();
@@ -315,6 +326,7 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
 
     @Override
     public void processElement1(StreamRecord<RowData> record) throws Exception {
+        heapLimit.rowTakenIn();
         drainRestoredProbeRowsIfDue();
         RowData probeRow = record.getValue();
         if (!joinPhase) {
@@ -367,6 +379,7 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
 
     @Override
     public void processElement2(StreamRecord<RowData> record) throws Exception {
+        heapLimit.rowTakenIn();
         loadPhaseEnd.buildRecord();
         RowData change = record.getValue();
         if (parameters.rejects(state.enterBuildKey(change))) {

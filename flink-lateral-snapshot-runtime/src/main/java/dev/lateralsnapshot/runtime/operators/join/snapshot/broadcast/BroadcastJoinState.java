@@ -183,6 +183,15 @@ final class BroadcastJoinState implements JoinState {
         return ttl;
     }
 
+    @Override
+    public String heapResidence() {
+        return "With 'table.exec.lateral-snapshot.build-distribution' = 'broadcast' every subtask"
+                + " keeps the whole build side, and the probe rows it buffers during the load"
+                + " phase, as objects on the heap, whatever the state backend. Set it to 'hash'"
+                + " for a build side this large, or give the TaskManagers more heap"
+                + " ('taskmanager.memory.task.heap.size').";
+    }
+
     /** The build rows this subtask holds, every occurrence counted. */
     @VisibleForTesting
     long buildSideRows() {

@@ -224,6 +224,19 @@ final class KeyedJoinState implements JoinState {
         return ttl;
     }
 
+    @Override
+    @Nullable
+    public String heapResidence() {
+        return backendKind == StateBackendKind.OBJECTS_ON_HEAP
+                ? "On the 'hashmap' state backend the join keeps its build rows, the build changes"
+                        + " that wait for the build watermark and the probe rows it buffers during"
+                        + " the load phase as objects on the heap. Use the RocksDB state backend"
+                        + " ('state.backend.type' = 'rocksdb'), which keeps them on disk, give the"
+                        + " TaskManagers more heap ('taskmanager.memory.task.heap.size'), or run"
+                        + " the join at a higher parallelism."
+                : null;
+    }
+
     /** Whether probe rows read the build rows through an index of the keys rather than state. */
     @VisibleForTesting
     boolean readsBuildRowsThroughIndex() {
