@@ -81,15 +81,19 @@ final class PendingBuildChanges {
 
     /**
      * A key and a change time. Keys are compared with {@code equals}, as the heap backend and its
-     * timers compare them; they are the key selector's binary rows, and a restore's.
+     * timers compare them; they are the key selector's binary rows, and a restore's. The hash is
+     * taken once: a binary row hashes all its bytes on every call, and a change is looked up, put
+     * and removed by it.
      */
     private static final class KeyAndTime {
         final Object key;
         final long time;
+        private final int hash;
 
         KeyAndTime(Object key, long time) {
             this.key = key;
             this.time = time;
+            this.hash = 31 * key.hashCode() + Long.hashCode(time);
         }
 
         @Override
@@ -98,12 +102,12 @@ final class PendingBuildChanges {
                 return false;
             }
             KeyAndTime that = (KeyAndTime) other;
-            return time == that.time && key.equals(that.key);
+            return hash == that.hash && time == that.time && key.equals(that.key);
         }
 
         @Override
         public int hashCode() {
-            return 31 * key.hashCode() + Long.hashCode(time);
+            return hash;
         }
     }
 
