@@ -40,12 +40,13 @@ import java.util.stream.Collectors;
  * the last garbage collection left in use (the JVM keeps that figure per memory pool; reading it
  * costs no collection). Only when that is {@value #LIVE_SHARE_PERCENT} % of the heap or more does
  * it make sure that the objects are live and not garbage that a young collection left behind: it
- * asks for a full collection, once in {@value #SECONDS_BETWEEN_FULL_COLLECTIONS} s for the whole
- * JVM, and fails the join when that leaves the heap as full. A heap that full of live objects is
- * one that a growing table is about to exhaust. Where the JVM ignores the request ({@code
- * -XX:+DisableExplicitGC}) nothing is confirmed and the join goes on. {@code HeapLimitTest} tests
- * the decisions; {@code HeapLimitIT} of the end-to-end tests loads a table that does not fit into
- * the TaskManagers of the assembled cluster.
+ * asks for a full collection, at most once in {@value #SECONDS_BETWEEN_FULL_COLLECTIONS} s for the
+ * whole JVM (less often while the heap does not grow, see {@link JvmHeap}), and fails the join when
+ * that leaves the heap as full. A heap that full of live objects is one that a growing table is
+ * about to exhaust. Where the JVM ignores the request ({@code -XX:+DisableExplicitGC}) nothing is
+ * confirmed and the join goes on. {@code HeapLimitTest} tests the decisions; {@code HeapLimitIT} of
+ * the end-to-end tests loads a table that does not fit into the TaskManagers of the assembled
+ * cluster.
  */
 final class HeapLimit {
 
@@ -66,14 +67,14 @@ final class HeapLimit {
         long usedAfterLastCollection();
 
         /**
-         * The bytes in use after a full collection: one asked for now, or the last one asked for
-         * within {@link #SECONDS_BETWEEN_FULL_COLLECTIONS} s; -1 when the JVM ran none.
+         * The bytes in use after a full collection: one asked for now, or the last one when it was
+         * asked for too recently; -1 when the JVM ran none.
          */
         long usedAfterFullCollection();
     }
 
     /** The heap of this JVM, shared by every join in it. */
-    static final Heap JVM = new JvmHeap(System::nanoTime);
+    static final Heap JVM = new JvmHeap();
 
     private final Heap heap;
     @Nullable private final String residence;
@@ -128,22 +129,44 @@ final class HeapLimit {
         return used * 100 >= max * LIVE_SHARE_PERCENT;
     }
 
-    /** The JVM's heap: its pools' usage after collection, and {@code System.gc()} to confirm. */
+    /**
+     * The JVM's heap: its pools' usage after collection, and {@code System.gc()} to confirm. A heap
+     * that a full collection found below the limit and that has not grown since by a fiftieth of
+     * its size gets its next full collection twice as late, up to {@value
+     * #MAX_SECONDS_BETWEEN_FULL_COLLECTIONS} s: a TaskManager that runs near the limit on purpose,
+     * with garbage on top that young collections leave, is not made to pause for a full collection
+     * every {@value #SECONDS_BETWEEN_FULL_COLLECTIONS} s.
+     */
     @VisibleForTesting
     static final class JvmHeap implements Heap {
 
-        private final LongSupplier nanoTime;
-        private final List<MemoryPoolMXBean> pools =
+        static final int MAX_SECONDS_BETWEEN_FULL_COLLECTIONS =
+                16 * SECONDS_BETWEEN_FULL_COLLECTIONS;
+
+        private static final List<MemoryPoolMXBean> POOLS =
                 ManagementFactory.getMemoryPoolMXBeans().stream()
                         .filter(pool -> pool.getType() == MemoryType.HEAP)
                         .filter(MemoryPoolMXBean::isCollectionUsageThresholdSupported)
                         .collect(Collectors.toList());
+
+        private final LongSupplier nanoTime;
+        private final LongSupplier fullCollection;
         private long lastFullCollectionNanos;
         private long usedAfterFullCollection = -1;
         private boolean collectedOnce;
+        private long secondsToNextFullCollection = SECONDS_BETWEEN_FULL_COLLECTIONS;
 
-        JvmHeap(LongSupplier nanoTime) {
+        JvmHeap() {
+            this(System::nanoTime, JvmHeap::collectFully);
+        }
+
+        /**
+         * @param fullCollection runs a full collection and returns the bytes in use after it, -1
+         *     when none ran
+         */
+        JvmHeap(LongSupplier nanoTime, LongSupplier fullCollection) {
             this.nanoTime = nanoTime;
+            this.fullCollection = fullCollection;
         }
 
         @Override
@@ -153,14 +176,7 @@ final class HeapLimit {
 
         @Override
         public long usedAfterLastCollection() {
-            long used = 0;
-            for (MemoryPoolMXBean pool : pools) {
-                MemoryUsage usage = pool.getCollectionUsage();
-                if (usage != null) {
-                    used += usage.getUsed();
-                }
-            }
-            return used;
+            return inUseAfterCollection();
         }
 
         /** Synchronized: the subtasks of every join in the JVM share one collection. */
@@ -169,15 +185,44 @@ final class HeapLimit {
             long now = nanoTime.getAsLong();
             if (collectedOnce
                     && now - lastFullCollectionNanos
-                            < SECONDS_BETWEEN_FULL_COLLECTIONS * 1_000_000_000L) {
+                            < secondsToNextFullCollection * 1_000_000_000L) {
                 return usedAfterFullCollection;
             }
-            long before = collections();
-            System.gc();
-            usedAfterFullCollection = collections() == before ? -1 : usedAfterLastCollection();
+            long used = fullCollection.getAsLong();
+            boolean grew =
+                    !collectedOnce
+                            || used < 0
+                            || usedAfterFullCollection < 0
+                            || used - usedAfterFullCollection >= max() / 50;
+            secondsToNextFullCollection =
+                    grew
+                            ? SECONDS_BETWEEN_FULL_COLLECTIONS
+                            : Math.min(
+                                    2 * secondsToNextFullCollection,
+                                    MAX_SECONDS_BETWEEN_FULL_COLLECTIONS);
+            usedAfterFullCollection = used;
             lastFullCollectionNanos = now;
             collectedOnce = true;
-            return usedAfterFullCollection;
+            return used;
+        }
+
+        /** {@code System.gc()}, and the heap in use after it; -1 when the JVM ran no collection. */
+        @VisibleForTesting
+        static long collectFully() {
+            long before = collections();
+            System.gc();
+            return collections() == before ? -1 : inUseAfterCollection();
+        }
+
+        private static long inUseAfterCollection() {
+            long used = 0;
+            for (MemoryPoolMXBean pool : POOLS) {
+                MemoryUsage usage = pool.getCollectionUsage();
+                if (usage != null) {
+                    used += usage.getUsed();
+                }
+            }
+            return used;
         }
 
         private static long collections() {

@@ -21,6 +21,8 @@ import org.apache.flink.util.FlinkRuntimeException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestTemplate;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -35,6 +37,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class HeapLimitTest extends BackendTestBase {
 
     private static final long MIB = 1 << 20;
+    private static final long SECOND = 1_000_000_000L;
     private static final String RESIDENCE = "Use RocksDB.";
 
     @TestTemplate
@@ -116,22 +119,52 @@ class HeapLimitTest extends BackendTestBase {
         assertThat(heap.fullCollections).isZero();
     }
 
-    /** The real heap: one full collection in the interval for every join in the JVM. */
+    /**
+     * The JVM's heap asks for one full collection in its interval for every join in the JVM, and
+     * for them twice as rarely while each finds the heap no fuller than the one before.
+     */
     @Test
-    void theJvmsHeapRunsOneFullCollectionInItsInterval() {
+    void theJvmsHeapAsksForFullCollectionsLessOftenWhileTheHeapDoesNotGrow() {
         AtomicLong now = new AtomicLong(1);
-        HeapLimit.JvmHeap heap = new HeapLimit.JvmHeap(now::get);
-        assertThat(heap.max()).isPositive();
+        AtomicLong used = new AtomicLong(100 * MIB);
+        List<Long> collectedAt = new ArrayList<>();
+        HeapLimit.JvmHeap heap =
+                new HeapLimit.JvmHeap(
+                        now::get,
+                        () -> {
+                            collectedAt.add(now.get() / SECOND);
+                            return used.get();
+                        });
+        long step = heap.max() / 50;
+        assertThat(step).as("a fiftieth of the heap").isPositive();
 
-        long used = heap.usedAfterFullCollection();
-        assertThat(used).isPositive();
-        now.addAndGet((HeapLimit.SECONDS_BETWEEN_FULL_COLLECTIONS - 1) * 1_000_000_000L);
-        assertThat(heap.usedAfterFullCollection()).as("the same collection").isEqualTo(used);
+        for (int second = 0; second < 400; second++) {
+            now.set(1 + second * SECOND);
+            heap.usedAfterFullCollection();
+        }
+        // 30 s, then 60, 120 and 240 while nothing grows.
+        assertThat(collectedAt).containsExactly(0L, 30L, 90L, 210L);
 
-        // A full collection now shows what the one before did not: these bytes, live.
+        used.addAndGet(step);
+        now.set(1 + 450 * SECOND);
+        assertThat(heap.usedAfterFullCollection()).isEqualTo(100 * MIB + step);
+        now.set(1 + 479 * SECOND);
+        assertThat(heap.usedAfterFullCollection())
+                .as("the same collection")
+                .isEqualTo(100 * MIB + step);
+        now.set(1 + 480 * SECOND);
+        heap.usedAfterFullCollection();
+        assertThat(collectedAt).as("back to 30 s once it grew").endsWith(450L, 480L);
+    }
+
+    /** The real collection: what it reports includes what is live, and nothing of what is not. */
+    @Test
+    void aFullCollectionOfTheJvmCountsWhatIsLive() {
+        long before = HeapLimit.JvmHeap.collectFully();
+        assertThat(before).isPositive();
+
         long[] live = new long[8 << 20];
-        now.addAndGet(1_000_000_000L);
-        assertThat(heap.usedAfterFullCollection()).isGreaterThan(used + 48 * MIB);
+        assertThat(HeapLimit.JvmHeap.collectFully()).isGreaterThan(before + 48 * MIB);
         assertThat(live).hasSize(8 << 20);
     }
 
