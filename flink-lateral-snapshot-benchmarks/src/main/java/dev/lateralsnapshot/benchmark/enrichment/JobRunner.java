@@ -93,6 +93,12 @@ final class JobRunner implements AutoCloseable {
     /** How long the sink stays quiet before a scale run counts its last row as arrived. */
     private static final long SCALE_QUIET_NANOS = 3_000_000_000L;
 
+    /**
+     * The same for a run without a count of rows to wait for, which has only the quiet to go by:
+     * long enough that a checkpoint or a collection at its end does not end it early.
+     */
+    private static final long SCALE_QUIET_UNCOUNTED_NANOS = 10_000_000_000L;
+
     private final Settings settings;
     private final MiniCluster cluster;
     private final HeapWatch heap = new HeapWatch();
@@ -498,7 +504,12 @@ final class JobRunner implements AutoCloseable {
                                             ? sink - sinkAtFlip >= 0.98 * hitRate * maxBuffered
                                             : !spec.contender.emitsEveryProbeRow()
                                                     || sink >= run.loadRows);
-                    done = allOut && now - lastSinkChangeNanos >= SCALE_QUIET_NANOS;
+                    done =
+                            allOut
+                                    && now - lastSinkChangeNanos
+                                            >= (spec.flips() || spec.contender.emitsEveryProbeRow()
+                                                    ? SCALE_QUIET_NANOS
+                                                    : SCALE_QUIET_UNCOUNTED_NANOS);
                     long limitSeconds =
                             settings.startTimeoutSeconds + 120 + scaleSlackSeconds(spec);
                     if (!done

@@ -17,7 +17,13 @@ package dev.lateralsnapshot.runtime.operators.join.snapshot;
 import org.apache.flink.annotation.VisibleForTesting;
 import org.apache.flink.util.FlinkRuntimeException;
 
+import com.sun.management.GarbageCollectionNotificationInfo;
+
 import javax.annotation.Nullable;
+import javax.management.Notification;
+import javax.management.NotificationEmitter;
+import javax.management.NotificationListener;
+import javax.management.openmbean.CompositeData;
 
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
@@ -26,6 +32,9 @@ import java.lang.management.MemoryType;
 import java.lang.management.MemoryUsage;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
@@ -37,13 +46,12 @@ import java.util.stream.Collectors;
  * threads, and neither says anything of the join.
  *
  * <p>Every {@value #ROWS_BETWEEN_CHECKS} rows that the join takes in, it reads how much of the heap
- * the last garbage collection left in use (the JVM keeps that figure per memory pool; reading it
- * costs no collection). Only when that is {@value #LIVE_SHARE_PERCENT} % of the heap or more does
- * it make sure that the objects are live and not garbage that a young collection left behind: it
- * asks for a full collection, at most once in {@value #SECONDS_BETWEEN_FULL_COLLECTIONS} s for the
- * whole JVM (less often while the heap does not grow, see {@link JvmHeap}), and fails the join when
- * that leaves the heap as full. A heap that full of live objects is one that a growing table is
- * about to exhaust. Where the JVM ignores the request ({@code -XX:+DisableExplicitGC}) nothing is
+ * is taken, which costs no collection ({@link Heap#inUse}). Only when that is {@value
+ * #LIVE_SHARE_PERCENT} % of the heap or more does it make sure that the objects are live, not
+ * garbage that no collection has reached yet: it asks for a full collection ({@link JvmHeap}, which
+ * does so rarely), and fails the join when that leaves the heap as full. A heap that full of live
+ * objects is one that a growing table is about to exhaust. Where the JVM runs no full collection
+ * when asked ({@code -XX:+DisableExplicitGC}, {@code -XX:+ExplicitGCInvokesConcurrent}) nothing is
  * confirmed and the join goes on. {@code HeapLimitTest} tests the decisions; {@code HeapLimitIT} of
  * the end-to-end tests loads a table that does not fit into the TaskManagers of the assembled
  * cluster.
@@ -55,26 +63,27 @@ final class HeapLimit {
 
     static final int LIVE_SHARE_PERCENT = 90;
 
-    static final int SECONDS_BETWEEN_FULL_COLLECTIONS = 30;
-
     /** The heap as the join sees it; the JVM's own, or one that a test sets. */
     interface Heap {
 
         /** The largest the heap may grow to; 0 or less when the JVM does not say. */
         long max();
 
-        /** The bytes in use right after the last garbage collection. */
-        long usedAfterLastCollection();
+        /** The bytes taken: live, or garbage that no collection has reached yet. */
+        long inUse();
+
+        /** Counts rows that a join took in, which may grow the heap. */
+        void tookIn(int rows);
 
         /**
-         * The bytes in use after a full collection: one asked for now, or the last one when it was
-         * asked for too recently; -1 when the JVM ran none.
+         * The bytes in use after a full collection: one asked for now, or the last one when another
+         * would come too soon; -1 when the JVM ran none.
          */
-        long usedAfterFullCollection();
+        long liveAfterFullCollection();
     }
 
     /** The heap of this JVM, shared by every join in it. */
-    static final Heap JVM = new JvmHeap();
+    static final Heap JVM = new JvmHeap(System::nanoTime, JvmHeap::collectFully);
 
     private final Heap heap;
     @Nullable private final String residence;
@@ -102,11 +111,15 @@ final class HeapLimit {
             return;
         }
         rowsToNextCheck = ROWS_BETWEEN_CHECKS;
+        heap.tookIn(ROWS_BETWEEN_CHECKS);
         long max = heap.max();
-        if (max <= 0 || !full(heap.usedAfterLastCollection(), max)) {
+        if (max <= 0) {
             return;
         }
-        long live = heap.usedAfterFullCollection();
+        if (!full(heap.inUse(), max)) {
+            return;
+        }
+        long live = heap.liveAfterFullCollection();
         if (live < 0 || !full(live, max)) {
             return;
         }
@@ -125,40 +138,58 @@ final class HeapLimit {
                         residence));
     }
 
-    private static boolean full(long used, long max) {
+    static boolean full(long used, long max) {
         return used * 100 >= max * LIVE_SHARE_PERCENT;
     }
 
     /**
-     * The JVM's heap: its pools' usage after collection, and {@code System.gc()} to confirm. A heap
-     * that a full collection found below the limit and that has not grown since by a fiftieth of
-     * its size gets its next full collection twice as late, up to {@value
+     * The JVM's heap, and when to ask it for a full collection. The first comes at once. After one
+     * that found the heap fuller than the one before, the next comes once the joins have taken in
+     * as many rows as would fill half of what is left below the limit, at the bytes per row that
+     * the two collections saw: a table that loads fast is caught in a few collections however fast
+     * it loads. Otherwise the next comes after a time, which is {@value
+     * #MIN_SECONDS_BETWEEN_FULL_COLLECTIONS} s and doubles after each collection that found the
+     * heap not fuller than the one before by a fiftieth of it, up to {@value
      * #MAX_SECONDS_BETWEEN_FULL_COLLECTIONS} s: a TaskManager that runs near the limit on purpose,
-     * with garbage on top that young collections leave, is not made to pause for a full collection
-     * every {@value #SECONDS_BETWEEN_FULL_COLLECTIONS} s.
+     * with garbage on top, does not pause for a full collection every second. One that found the
+     * heap full is reused for {@value #MIN_SECONDS_BETWEEN_FULL_COLLECTIONS} s at most: the join
+     * that failed on it gives its rows back.
      */
     @VisibleForTesting
     static final class JvmHeap implements Heap {
 
-        static final int MAX_SECONDS_BETWEEN_FULL_COLLECTIONS =
-                16 * SECONDS_BETWEEN_FULL_COLLECTIONS;
+        static final int MIN_SECONDS_BETWEEN_FULL_COLLECTIONS = 1;
+
+        static final int MAX_SECONDS_BETWEEN_FULL_COLLECTIONS = 60;
+
+        private static final long SECOND = 1_000_000_000L;
 
         private static final List<MemoryPoolMXBean> POOLS =
                 ManagementFactory.getMemoryPoolMXBeans().stream()
                         .filter(pool -> pool.getType() == MemoryType.HEAP)
-                        .filter(MemoryPoolMXBean::isCollectionUsageThresholdSupported)
                         .collect(Collectors.toList());
+
+        private static final Set<String> POOL_NAMES =
+                POOLS.stream().map(MemoryPoolMXBean::getName).collect(Collectors.toSet());
+
+        /** How the JVM's collectors announce a collection of the whole heap. */
+        private static final Set<String> WHOLE_HEAP_ACTIONS =
+                Set.of("end of major GC", "end of GC cycle");
+
+        /** How long to wait for the announcement of a collection that ran. */
+        private static final long ANNOUNCEMENT_MILLIS = 1_000;
 
         private final LongSupplier nanoTime;
         private final LongSupplier fullCollection;
-        private long lastFullCollectionNanos;
-        private long usedAfterFullCollection = -1;
+        private final AtomicLong rows = new AtomicLong();
         private boolean collectedOnce;
-        private long secondsToNextFullCollection = SECONDS_BETWEEN_FULL_COLLECTIONS;
+        private long lastNanos;
+        private long lastRows;
+        private long lastLive = -1;
+        private long secondsToNext = MIN_SECONDS_BETWEEN_FULL_COLLECTIONS;
 
-        JvmHeap() {
-            this(System::nanoTime, JvmHeap::collectFully);
-        }
+        /** Rows after the last collection at which the next is due; 0 when only time says. */
+        private long rowsToNext;
 
         /**
          * @param fullCollection runs a full collection and returns the bytes in use after it, -1
@@ -174,55 +205,95 @@ final class HeapLimit {
             return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getMax();
         }
 
+        /**
+         * An old generation (a pool with a usage threshold, in HotSpot's collectors) counts all it
+         * holds: what was promoted into it stays until a mixed or full collection, which may not
+         * come before the heap is full. A young generation is emptied by every collection, and
+         * counts what the last one left in it.
+         */
         @Override
-        public long usedAfterLastCollection() {
-            return inUseAfterCollection();
-        }
-
-        /** Synchronized: the subtasks of every join in the JVM share one collection. */
-        @Override
-        public synchronized long usedAfterFullCollection() {
-            long now = nanoTime.getAsLong();
-            if (collectedOnce
-                    && now - lastFullCollectionNanos
-                            < secondsToNextFullCollection * 1_000_000_000L) {
-                return usedAfterFullCollection;
-            }
-            long used = fullCollection.getAsLong();
-            boolean grew =
-                    !collectedOnce
-                            || used < 0
-                            || usedAfterFullCollection < 0
-                            || used - usedAfterFullCollection >= max() / 50;
-            secondsToNextFullCollection =
-                    grew
-                            ? SECONDS_BETWEEN_FULL_COLLECTIONS
-                            : Math.min(
-                                    2 * secondsToNextFullCollection,
-                                    MAX_SECONDS_BETWEEN_FULL_COLLECTIONS);
-            usedAfterFullCollection = used;
-            lastFullCollectionNanos = now;
-            collectedOnce = true;
-            return used;
-        }
-
-        /** {@code System.gc()}, and the heap in use after it; -1 when the JVM ran no collection. */
-        @VisibleForTesting
-        static long collectFully() {
-            long before = collections();
-            System.gc();
-            return collections() == before ? -1 : inUseAfterCollection();
-        }
-
-        private static long inUseAfterCollection() {
+        public long inUse() {
             long used = 0;
             for (MemoryPoolMXBean pool : POOLS) {
-                MemoryUsage usage = pool.getCollectionUsage();
+                MemoryUsage usage =
+                        pool.isUsageThresholdSupported()
+                                ? pool.getUsage()
+                                : pool.getCollectionUsage();
                 if (usage != null) {
                     used += usage.getUsed();
                 }
             }
             return used;
+        }
+
+        @Override
+        public void tookIn(int taken) {
+            rows.addAndGet(taken);
+        }
+
+        /** Synchronized: the subtasks of every join in the JVM share one collection. */
+        @Override
+        public synchronized long liveAfterFullCollection() {
+            long now = nanoTime.getAsLong();
+            long rowsNow = rows.get();
+            long max = max();
+            if (collectedOnce) {
+                boolean lastFull = lastLive >= 0 && full(lastLive, max);
+                long wait = lastFull ? MIN_SECONDS_BETWEEN_FULL_COLLECTIONS : secondsToNext;
+                boolean rowsDue = !lastFull && rowsToNext > 0 && rowsNow - lastRows >= rowsToNext;
+                if (now - lastNanos < wait * SECOND && !rowsDue) {
+                    return lastLive;
+                }
+            }
+            long live = fullCollection.getAsLong();
+            rowsToNext = 0;
+            if (collectedOnce && live > lastLive && lastLive >= 0 && rowsNow > lastRows) {
+                double bytesPerRow = (double) (live - lastLive) / (rowsNow - lastRows);
+                double belowLimit = max / 100.0 * LIVE_SHARE_PERCENT - live;
+                if (belowLimit > 0) {
+                    rowsToNext =
+                            Math.max(ROWS_BETWEEN_CHECKS, (long) (belowLimit / 2 / bytesPerRow));
+                }
+            }
+            boolean grew = live >= 0 && (lastLive < 0 || live - lastLive >= max / 50);
+            secondsToNext =
+                    !collectedOnce || grew
+                            ? MIN_SECONDS_BETWEEN_FULL_COLLECTIONS
+                            : Math.min(2 * secondsToNext, MAX_SECONDS_BETWEEN_FULL_COLLECTIONS);
+            collectedOnce = true;
+            lastNanos = now;
+            lastRows = rowsNow;
+            lastLive = live;
+            return live;
+        }
+
+        /**
+         * {@code System.gc()}, and the heap in use after it as the JVM announces a collection of
+         * the whole heap that it caused; -1 when it ran none. The listener is there only while it
+         * waits, so that the JVM keeps no reference to the join's classes.
+         */
+        @VisibleForTesting
+        static long collectFully() {
+            Announcement announcement = new Announcement();
+            List<NotificationEmitter> emitters =
+                    ManagementFactory.getGarbageCollectorMXBeans().stream()
+                            .filter(NotificationEmitter.class::isInstance)
+                            .map(NotificationEmitter.class::cast)
+                            .collect(Collectors.toList());
+            for (NotificationEmitter emitter : emitters) {
+                emitter.addNotificationListener(announcement, null, null);
+            }
+            try {
+                return announcement.collect();
+            } finally {
+                for (NotificationEmitter emitter : emitters) {
+                    try {
+                        emitter.removeNotificationListener(announcement);
+                    } catch (Exception e) {
+                        // Not registered any more: nothing to remove.
+                    }
+                }
+            }
         }
 
         private static long collections() {
@@ -232,6 +303,61 @@ final class HeapLimit {
                 count += Math.max(0, collector.getCollectionCount());
             }
             return count;
+        }
+
+        /** Waits for the announcement of the whole-heap collection that {@code System.gc()} ran. */
+        private static final class Announcement implements NotificationListener {
+
+            private boolean announced;
+            private long used;
+
+            synchronized long collect() {
+                long before = collections();
+                System.gc();
+                if (collections() == before) {
+                    // Ignored: no collector ran at all.
+                    return -1;
+                }
+                long deadline = System.nanoTime() + ANNOUNCEMENT_MILLIS * 1_000_000L;
+                try {
+                    while (!announced) {
+                        long left = deadline - System.nanoTime();
+                        if (left <= 0) {
+                            return -1;
+                        }
+                        wait(Math.max(1, left / 1_000_000L));
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return -1;
+                }
+                return used;
+            }
+
+            @Override
+            public synchronized void handleNotification(Notification notification, Object ignored) {
+                if (!GarbageCollectionNotificationInfo.GARBAGE_COLLECTION_NOTIFICATION.equals(
+                        notification.getType())) {
+                    return;
+                }
+                GarbageCollectionNotificationInfo info =
+                        GarbageCollectionNotificationInfo.from(
+                                (CompositeData) notification.getUserData());
+                if (!"System.gc()".equals(info.getGcCause())
+                        || !WHOLE_HEAP_ACTIONS.contains(info.getGcAction())) {
+                    return;
+                }
+                long after = 0;
+                for (Map.Entry<String, MemoryUsage> pool :
+                        info.getGcInfo().getMemoryUsageAfterGc().entrySet()) {
+                    if (POOL_NAMES.contains(pool.getKey())) {
+                        after += pool.getValue().getUsed();
+                    }
+                }
+                used = after;
+                announced = true;
+                notifyAll();
+            }
         }
     }
 }

@@ -42,6 +42,8 @@ import org.slf4j.LoggerFactory;
 
 import javax.annotation.Nullable;
 
+import java.util.Locale;
+
 import static org.apache.flink.util.Preconditions.checkNotNull;
 import static org.apache.flink.util.Preconditions.checkState;
 
@@ -187,6 +189,7 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
                         state.heapResidence(),
                         () ->
                                 String.format(
+                                        Locale.ROOT,
                                         "%s phase, %,d probe rows buffered, build side %s",
                                         joinPhase ? "join" : "load",
                                         bufferedProbeRows.count(),

@@ -36,6 +36,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 class HeapLimitTest extends BackendTestBase {
 
+    private static final long KIB = 1 << 10;
     private static final long MIB = 1 << 20;
     private static final long SECOND = 1_000_000_000L;
     private static final String RESIDENCE = "Use RocksDB.";
@@ -120,44 +121,65 @@ class HeapLimitTest extends BackendTestBase {
     }
 
     /**
-     * The JVM's heap asks for one full collection in its interval for every join in the JVM, and
-     * for them twice as rarely while each finds the heap no fuller than the one before.
+     * The JVM's heap asks for a full collection at once, then not within a second for every join in
+     * the JVM, and twice as rarely, up to once a minute, while each finds the heap not fuller than
+     * the one before by a fiftieth of it; a heap that grew gets the next after a second again.
      */
     @Test
     void theJvmsHeapAsksForFullCollectionsLessOftenWhileTheHeapDoesNotGrow() {
-        AtomicLong now = new AtomicLong(1);
-        AtomicLong used = new AtomicLong(100 * MIB);
-        List<Long> collectedAt = new ArrayList<>();
-        HeapLimit.JvmHeap heap =
-                new HeapLimit.JvmHeap(
-                        now::get,
-                        () -> {
-                            collectedAt.add(now.get() / SECOND);
-                            return used.get();
-                        });
-        long step = heap.max() / 50;
-        assertThat(step).as("a fiftieth of the heap").isPositive();
+        ClockedHeap heap = new ClockedHeap(100 * MIB);
 
-        for (int second = 0; second < 400; second++) {
-            now.set(1 + second * SECOND);
-            heap.usedAfterFullCollection();
+        for (int second = 0; second < 200; second++) {
+            heap.askAt(second);
         }
-        // 30 s, then 60, 120 and 240 while nothing grows.
-        assertThat(collectedAt).containsExactly(0L, 30L, 90L, 210L);
+        assertThat(heap.collectedAt).containsExactly(0L, 1L, 3L, 7L, 15L, 31L, 63L, 123L, 183L);
 
-        used.addAndGet(step);
-        now.set(1 + 450 * SECOND);
-        assertThat(heap.usedAfterFullCollection()).isEqualTo(100 * MIB + step);
-        now.set(1 + 479 * SECOND);
-        assertThat(heap.usedAfterFullCollection())
-                .as("the same collection")
-                .isEqualTo(100 * MIB + step);
-        now.set(1 + 480 * SECOND);
-        heap.usedAfterFullCollection();
-        assertThat(collectedAt).as("back to 30 s once it grew").endsWith(450L, 480L);
+        heap.live += heap.fiftieth;
+        for (int second = 200; second < 250; second++) {
+            heap.askAt(second);
+        }
+        assertThat(heap.collectedAt).endsWith(183L, 243L, 244L, 246L);
     }
 
-    /** The real collection: what it reports includes what is live, and nothing of what is not. */
+    @Test
+    void aCollectionThatFoundTheHeapFullIsReusedForASecondOnly() {
+        ClockedHeap heap = new ClockedHeap(0);
+        heap.live = heap.max * 95 / 100;
+        for (int second = 0; second < 100; second++) {
+            heap.askAt(second);
+        }
+        int before = heap.collectedAt.size();
+
+        assertThat(heap.askAt(100)).isEqualTo(heap.max * 95 / 100);
+        heap.live = 100 * MIB;
+        assertThat(heap.askAt(100.5)).as("the same collection").isEqualTo(heap.max * 95 / 100);
+        assertThat(heap.askAt(101)).as("a new one").isEqualTo(100 * MIB);
+        assertThat(heap.collectedAt.subList(before, heap.collectedAt.size()))
+                .containsExactly(100L, 101L);
+    }
+
+    /**
+     * A heap that grows by the rows taken in gets its next full collection once as many rows have
+     * come as would fill half of what is left below the limit, before the second is up.
+     */
+    @Test
+    void aGrowingHeapIsCollectedAgainWhenHalfOfWhatIsLeftMayHaveFilled() {
+        ClockedHeap heap = new ClockedHeap(100 * MIB);
+        heap.askAt(0);
+        heap.takeIn(1000);
+        heap.askAt(1);
+        long half = (heap.max * 9 / 10 - heap.live) / 2 / KIB;
+        assertThat(half).isGreaterThan(2 * HeapLimit.ROWS_BETWEEN_CHECKS);
+
+        heap.takeIn((int) (half * 0.99));
+        heap.askAt(1.5);
+        assertThat(heap.collectedAt).as("not yet").containsExactly(0L, 1L);
+        heap.takeIn((int) (half * 0.02));
+        heap.askAt(1.5);
+        assertThat(heap.collectedAt).containsExactly(0L, 1L, 1L);
+    }
+
+    /** The real collection: what it reports includes what is live. */
     @Test
     void aFullCollectionOfTheJvmCountsWhatIsLive() {
         long before = HeapLimit.JvmHeap.collectFully();
@@ -177,14 +199,14 @@ class HeapLimitTest extends BackendTestBase {
     private static final class FakeHeap implements HeapLimit.Heap {
 
         private final long max;
-        private final long usedAfterLastCollection;
-        private final long usedAfterFullCollection;
+        private final long inUse;
+        private final long liveAfterFullCollection;
         int fullCollections;
 
-        FakeHeap(long max, long usedAfterLastCollection, long usedAfterFullCollection) {
+        FakeHeap(long max, long inUse, long liveAfterFullCollection) {
             this.max = max;
-            this.usedAfterLastCollection = usedAfterLastCollection;
-            this.usedAfterFullCollection = usedAfterFullCollection;
+            this.inUse = inUse;
+            this.liveAfterFullCollection = liveAfterFullCollection;
         }
 
         @Override
@@ -193,14 +215,53 @@ class HeapLimitTest extends BackendTestBase {
         }
 
         @Override
-        public long usedAfterLastCollection() {
-            return usedAfterLastCollection;
+        public long inUse() {
+            return inUse;
         }
 
         @Override
-        public long usedAfterFullCollection() {
+        public void tookIn(int rows) {}
+
+        @Override
+        public long liveAfterFullCollection() {
             fullCollections++;
-            return usedAfterFullCollection;
+            return liveAfterFullCollection;
+        }
+    }
+
+    /** The JVM's heap with a clock and collections of the test's: what is live, when it ran. */
+    private static final class ClockedHeap {
+
+        final List<Long> collectedAt = new ArrayList<>();
+        final AtomicLong now = new AtomicLong();
+        final HeapLimit.JvmHeap heap;
+        final long max;
+        final long fiftieth;
+        long live;
+
+        ClockedHeap(long live) {
+            this.live = live;
+            this.heap =
+                    new HeapLimit.JvmHeap(
+                            now::get,
+                            () -> {
+                                collectedAt.add(now.get() / SECOND);
+                                return this.live;
+                            });
+            this.max = heap.max();
+            this.fiftieth = max / 50;
+            assertThat(fiftieth).isPositive();
+        }
+
+        /** Takes in rows of a kilobyte each, live from then on. */
+        void takeIn(int rows) {
+            heap.tookIn(rows);
+            live += rows * KIB;
+        }
+
+        long askAt(double second) {
+            now.set(Math.round(second * SECOND));
+            return heap.liveAfterFullCollection();
         }
     }
 }
