@@ -42,8 +42,6 @@ import org.slf4j.LoggerFactory;
 
 import javax.annotation.Nullable;
 
-import java.util.Locale;
-
 import static org.apache.flink.util.Preconditions.checkNotNull;
 import static org.apache.flink.util.Preconditions.checkState;
 
@@ -188,12 +186,11 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
                         HeapLimit.JVM,
                         state.heapResidence(),
                         () ->
-                                String.format(
-                                        Locale.ROOT,
-                                        "%s phase, %,d probe rows buffered, build side %s",
-                                        joinPhase ? "join" : "load",
-                                        bufferedProbeRows.count(),
-                                        state));
+                                (joinPhase ? "join" : "load")
+                                        + " phase, "
+                                        + bufferedProbeRows.count()
+                                        + " probe rows buffered, build side "
+                                        + state);
         // Probe rows restored in the join phase come from a subtask that was still loading. Ask
         // the buffer, not the restored phases: a subtask may restore the rows of another.
         restoredProbeRowsToDrain = restored && joinPhase && !bufferedProbeRows.isEmpty();
