@@ -221,7 +221,8 @@ final class JobRunner implements AutoCloseable {
         JobID restored = cluster.submitJob(graph).get(60, TimeUnit.SECONDS).getJobID();
         try {
             long limitSeconds = settings.startTimeoutSeconds + scaleSlackSeconds(spec);
-            while (joinMetric(restored, CURRENT_PHASE).size() < spec.parallelism) {
+            List<Long> phases;
+            while ((phases = joinMetric(restored, CURRENT_PHASE)).size() < spec.parallelism) {
                 if (System.nanoTime() - start > TimeUnit.SECONDS.toNanos(limitSeconds)) {
                     throw new IllegalStateException(
                             "The join did not open within "
@@ -239,7 +240,6 @@ final class JobRunner implements AutoCloseable {
             double seconds = (System.nanoTime() - start) / 1e9;
             // The checkpoint was taken in the join phase: a join that opens in the load phase
             // has not restored it, and its time would be that of an empty start.
-            List<Long> phases = joinMetric(restored, CURRENT_PHASE);
             if (phases.stream().anyMatch(phase -> phase != 1L)) {
                 throw new IllegalStateException(
                         "The restored join opened in phases " + phases + ", not the join phase");
@@ -497,17 +497,17 @@ final class JobRunner implements AutoCloseable {
                         lastSink = sink;
                         lastSinkChangeNanos = now;
                     }
+                    boolean counted = spec.flips() || spec.contender.emitsEveryProbeRow();
                     boolean allOut =
                             probe >= run.loadRows
                                     && run.snapshotsDone()
                                     && (spec.flips()
                                             ? sink - sinkAtFlip >= 0.98 * hitRate * maxBuffered
-                                            : !spec.contender.emitsEveryProbeRow()
-                                                    || sink >= run.loadRows);
+                                            : !counted || sink >= run.loadRows);
                     done =
                             allOut
                                     && now - lastSinkChangeNanos
-                                            >= (spec.flips() || spec.contender.emitsEveryProbeRow()
+                                            >= (counted
                                                     ? SCALE_QUIET_NANOS
                                                     : SCALE_QUIET_UNCOUNTED_NANOS);
                     long limitSeconds =

@@ -164,6 +164,10 @@ final class HeapLimit {
 
         private static final long SECOND = 1_000_000_000L;
 
+        /** The JVM's maximum heap ({@code -Xmx}), which does not change while it runs. */
+        private static final long MAX =
+                ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getMax();
+
         private static final List<MemoryPoolMXBean> POOLS =
                 ManagementFactory.getMemoryPoolMXBeans().stream()
                         .filter(pool -> pool.getType() == MemoryType.HEAP)
@@ -202,7 +206,7 @@ final class HeapLimit {
 
         @Override
         public long max() {
-            return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getMax();
+            return MAX;
         }
 
         /**
