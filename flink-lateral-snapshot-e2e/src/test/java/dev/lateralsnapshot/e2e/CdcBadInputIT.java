@@ -14,7 +14,6 @@
 
 package dev.lateralsnapshot.e2e;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -168,7 +167,6 @@ class CdcBadInputIT {
                 (System.nanoTime() - start) / 1e9);
     }
 
-    /** The stack trace of the newest failure in the job's exception history, or "". */
     /**
      * The stack trace of the failure on the record the format cannot read, from the job's exception
      * history, or "" before there is one. The job restarts and fails on it again, and a failure
@@ -176,13 +174,7 @@ class CdcBadInputIT {
      * fails the task again) can be the latest entry: every entry is searched.
      */
     private String failureOnTheRecord(ClusterJob job) {
-        JsonNode entries =
-                cluster.rest()
-                        .get("/jobs/" + job.id() + "/exceptions")
-                        .path("exceptionHistory")
-                        .path("entries");
-        for (JsonNode entry : entries) {
-            String stacktrace = entry.path("stacktrace").asText("");
+        for (String stacktrace : job.failureStackTraces()) {
             if (stacktrace.contains(DESERIALIZATION_FAILURE)) {
                 return stacktrace;
             }

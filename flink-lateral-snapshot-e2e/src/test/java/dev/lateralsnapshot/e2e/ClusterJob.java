@@ -54,6 +54,8 @@ final class ClusterJob {
     /** The job states after which a job never runs again. */
     private static final Set<String> TERMINAL_STATES = Set.of("FAILED", "CANCELED", "FINISHED");
 
+    private static final String CAUSED_BY = "Caused by: ";
+
     /** What {@link #recoveryFrom} answers once the job runs again without the dead TaskManager. */
     private static final String RECOVERED = "recovered";
 
@@ -412,17 +414,44 @@ final class ClusterJob {
         return text.toString();
     }
 
+    /** The stack traces of the job's exception history, newest first. */
+    List<String> failureStackTraces() {
+        List<String> stackTraces = new ArrayList<>();
+        for (JsonNode entry : exceptionHistory()) {
+            stackTraces.add(entry.path("stacktrace").asText(""));
+        }
+        return stackTraces;
+    }
+
+    /**
+     * The root cause of a stack trace of the exception history: its last "Caused by" without the
+     * prefix, or its first line when nothing caused it.
+     */
+    static String rootCause(String stackTrace) {
+        String[] lines = stackTrace.split("\n");
+        String cause = lines[0];
+        for (String line : lines) {
+            if (line.startsWith(CAUSED_BY)) {
+                cause = line.substring(CAUSED_BY.length());
+            }
+        }
+        return cause;
+    }
+
+    private JsonNode exceptionHistory() {
+        return rest.get("/jobs/" + jobId + "/exceptions").path("exceptionHistory").path("entries");
+    }
+
     /** The newest entry of the exception history: its first line and its root cause. */
     private String describeLastException() {
-        JsonNode entries = rest.get("/jobs/" + jobId + "/exceptions").path("exceptionHistory");
-        JsonNode last = entries.path("entries").path(0);
+        JsonNode last = exceptionHistory().path(0);
         if (last.isMissingNode()) {
             return "none";
         }
         String[] lines = last.path("stacktrace").asText().split("\n");
         String rootCause = null;
         for (String line : lines) {
-            if (line.startsWith("Caused by: ")) {
+            if (line.startsWith(CAUSED_BY)) {
                 rootCause = line;
             }
         }

@@ -14,7 +14,6 @@
 
 package dev.lateralsnapshot.e2e;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -94,9 +93,9 @@ class HeapLimitIT {
                 "the job to fail",
                 job::state,
                 "FAILED"::equals,
-                () -> rootCause(job));
+                () -> newestRootCause(job));
 
-        String failure = rootCause(job);
+        String failure = newestRootCause(job);
         assertThat(failure)
                 .startsWith("org.apache.flink.util.FlinkRuntimeException: " + FAILURE)
                 .contains("This subtask's state: load phase")
@@ -115,21 +114,9 @@ class HeapLimitIT {
                 (System.nanoTime() - start) / 1e9, failure);
     }
 
-    /** The last "Caused by" line of the newest entry of the job's exception history, or "". */
-    private String rootCause(ClusterJob job) {
-        JsonNode entries =
-                cluster.rest()
-                        .get("/jobs/" + job.id() + "/exceptions")
-                        .path("exceptionHistory")
-                        .path("entries");
-        String cause = "";
-        for (String line : entries.path(0).path("stacktrace").asText("").split("\n")) {
-            if (line.startsWith("Caused by: ")) {
-                cause = line.substring("Caused by: ".length());
-            } else if (cause.isEmpty() && line.contains(FAILURE)) {
-                cause = line;
-            }
-        }
-        return cause;
+    /** The root cause of the newest entry of the job's exception history, or "". */
+    private static String newestRootCause(ClusterJob job) {
+        List<String> stackTraces = job.failureStackTraces();
+        return stackTraces.isEmpty() ? "" : ClusterJob.rootCause(stackTraces.get(0));
     }
 }

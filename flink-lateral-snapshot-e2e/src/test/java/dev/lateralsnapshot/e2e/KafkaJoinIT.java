@@ -14,7 +14,6 @@
 
 package dev.lateralsnapshot.e2e;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.BeforeAll;
@@ -514,13 +513,7 @@ class KafkaJoinIT {
         // Without ignore-parse-errors: the job fails, and its error shows the record's value.
         Wait.until(
                 TIMEOUT, "job " + strict.id() + " FAILED", () -> strict.state().equals("FAILED"));
-        JsonNode failures = cluster.rest().get("/jobs/" + strict.id() + "/exceptions");
-        assertThat(
-                        failures.path("exceptionHistory")
-                                .path("entries")
-                                .get(0)
-                                .path("stacktrace")
-                                .asText())
+        assertThat(strict.failureStackTraces().get(0))
                 .contains("Failed to deserialize JSON '" + notJson + "'");
 
         // With it, the JSON format hands on an empty row for the value that is not JSON, which
