@@ -24,16 +24,15 @@ import org.apache.flink.runtime.state.RegisteredStateMetaInfoBase;
 import javax.annotation.Nullable;
 
 import java.io.IOException;
-import java.lang.reflect.Field;
 import java.util.Arrays;
 
 /**
- * A scan of a map state in a column family of a RocksDB-like store, as Flink's RocksDB and ForSt
- * backends keep it: one iterator over the column family, where the map state itself opens one and
- * seeks for every key. The subclasses hold the store's own classes, which differ by package.
+ * A scan of a map state in its {@link StoreColumn}, as Flink's RocksDB and ForSt backends keep it:
+ * one iterator over the column family, where the map state itself opens one and seeks for every
+ * key.
  *
- * <p>What the scan relies on, which no interface of Flink states (pinned by the subclasses' guard
- * tests):
+ * <p>What the scan relies on, which no interface of Flink states (pinned by {@code
+ * ColumnFamilyMapStateScanTest} on each backend):
  *
  * <ul>
  *   <li>a map state's key in the store is the key group, the key and the namespace as {@link
@@ -43,11 +42,9 @@ import java.util.Arrays;
  *       serialized value.
  * </ul>
  */
-abstract class ColumnFamilyMapStateScan<K, V> implements MapStateScan<K, V> {
+final class ColumnFamilyMapStateScan<K, V> implements MapStateScan<K, V> {
 
-    /** Removals per write batch. */
-    static final int REMOVALS_PER_BATCH = 1_000;
-
+    private final StoreColumn column;
     private final int keyGroupPrefixBytes;
     private final TypeSerializer<K> keySerializer;
     private final TypeSerializer<?> namespaceSerializer;
@@ -73,11 +70,8 @@ abstract class ColumnFamilyMapStateScan<K, V> implements MapStateScan<K, V> {
     private boolean removed;
 
     @SuppressWarnings("unchecked")
-    ColumnFamilyMapStateScan(
-            int keyGroupPrefixBytes,
-            TypeSerializer<K> keySerializer,
-            RegisteredStateMetaInfoBase metaInfo,
-            String stateName) {
+    ColumnFamilyMapStateScan(StoreColumn column, String stateName) {
+        RegisteredStateMetaInfoBase metaInfo = column.metaInfo();
         if (!(metaInfo instanceof RegisteredKeyValueStateBackendMetaInfo)
                 || !(((RegisteredKeyValueStateBackendMetaInfo<?, ?>) metaInfo).getStateSerializer()
                         instanceof MapSerializer)) {
@@ -85,8 +79,9 @@ abstract class ColumnFamilyMapStateScan<K, V> implements MapStateScan<K, V> {
         }
         RegisteredKeyValueStateBackendMetaInfo<?, ?> keyValue =
                 (RegisteredKeyValueStateBackendMetaInfo<?, ?>) metaInfo;
-        this.keyGroupPrefixBytes = keyGroupPrefixBytes;
-        this.keySerializer = keySerializer;
+        this.column = column;
+        this.keyGroupPrefixBytes = column.keyGroupPrefixBytes();
+        this.keySerializer = (TypeSerializer<K>) column.keySerializer();
         this.namespaceSerializer = keyValue.getNamespaceSerializer();
         this.ambiguousKeyPossible =
                 CompositeKeySerializationUtils.isAmbiguousKeyPossible(
@@ -95,74 +90,30 @@ abstract class ColumnFamilyMapStateScan<K, V> implements MapStateScan<K, V> {
                 ((MapSerializer<?, V>) keyValue.getStateSerializer()).getValueSerializer();
     }
 
-    /** Reads a field that a backend class declares, for the hooks that have no accessor. */
-    static Object readField(Class<?> declaring, Object backend, String fieldName) {
-        try {
-            Field field = declaring.getDeclaredField(fieldName);
-            field.setAccessible(true);
-            return field.get(backend);
-        } catch (ReflectiveOperationException | RuntimeException e) {
-            throw new IllegalStateException(
-                    "Flink's "
-                            + declaring.getSimpleName()
-                            + " has no readable field "
-                            + fieldName
-                            + ", which the LATERAL SNAPSHOT join reads to drain its buffered probe"
-                            + " rows in one pass. This Flink version is not supported.",
-                    e);
-        }
-    }
-
-    /** Opens an iterator over the column family; the store's read options apply. */
-    abstract void openIterator();
-
-    abstract void seekToFirst();
-
-    abstract void seek(byte[] target);
-
-    abstract void nextEntry();
-
-    /** Whether the iterator is at an entry; fails with the store's status if it stopped on one. */
-    abstract boolean valid();
-
-    abstract byte[] entryKey();
-
-    abstract byte[] entryValue();
-
-    abstract void closeIterator();
-
-    /** Adds the removal of an entry to the write batch, which writes itself out when full. */
-    abstract void removeEntry(byte[] storeKey) throws Exception;
-
-    abstract void writeRemovals() throws Exception;
-
-    /** Writes out what the batch holds and frees it. */
-    abstract void closeRemovals() throws Exception;
-
     @Override
     public final boolean next() throws IOException {
         if (ended) {
             return false;
         }
         if (!iterating) {
-            openIterator();
+            column.openIterator();
             iterating = true;
             if (entry == null) {
-                seekToFirst();
+                column.seekToFirst();
             } else {
-                seek(entry);
-                if (valid() && Arrays.equals(entryKey(), entry)) {
-                    nextEntry();
+                column.seek(entry);
+                if (column.valid() && Arrays.equals(column.entryKey(), entry)) {
+                    column.nextEntry();
                 }
             }
         } else {
-            nextEntry();
+            column.nextEntry();
         }
-        if (!valid()) {
+        if (!column.valid()) {
             ended = true;
             return false;
         }
-        byte[] next = entryKey();
+        byte[] next = column.entryKey();
         sameKeyAsPrevious = entryPrefix != null && startsWith(next, entryPrefix);
         if (!sameKeyAsPrevious) {
             // The same leading bytes read as the same key and namespace: only a new key is read.
@@ -176,7 +127,7 @@ abstract class ColumnFamilyMapStateScan<K, V> implements MapStateScan<K, V> {
             entryPrefix = Arrays.copyOf(next, input.getPosition());
         }
         entry = next;
-        input.setBuffer(entryValue());
+        input.setBuffer(column.entryValue());
         if (input.readBoolean()) {
             throw new IllegalStateException(
                     "A map state scanned in one pass holds a null value; it takes none.");
@@ -210,14 +161,14 @@ abstract class ColumnFamilyMapStateScan<K, V> implements MapStateScan<K, V> {
         if (entry == null) {
             throw new IllegalStateException("The scan is at no entry.");
         }
-        removeEntry(entry);
+        column.removeEntry(entry);
         removed = true;
     }
 
     @Override
     public final void flush() throws Exception {
         if (removed) {
-            writeRemovals();
+            column.writeRemovals();
             removed = false;
         }
     }
@@ -231,7 +182,7 @@ abstract class ColumnFamilyMapStateScan<K, V> implements MapStateScan<K, V> {
 
     private void releaseIterator() {
         if (iterating) {
-            closeIterator();
+            column.closeIterator();
             iterating = false;
         }
     }
@@ -239,6 +190,6 @@ abstract class ColumnFamilyMapStateScan<K, V> implements MapStateScan<K, V> {
     @Override
     public final void close() throws Exception {
         releaseIterator();
-        closeRemovals();
+        column.closeRemovals();
     }
 }

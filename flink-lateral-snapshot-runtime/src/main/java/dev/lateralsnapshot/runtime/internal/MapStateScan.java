@@ -41,17 +41,8 @@ public interface MapStateScan<K, V> extends AutoCloseable {
      */
     static <K, V> Optional<MapStateScan<K, V>> open(
             KeyedStateBackend<K> backend, String stateName) {
-        // Only the backend itself: a wrapper such as the changelog backend records every change,
-        // which removals made past it would escape. By name: a job without one of these backends
-        // on its class path must not load its classes.
-        switch (backend.getClass().getName()) {
-            case RocksDbMapStateScan.BACKEND_CLASS:
-                return Optional.of(RocksDbMapStateScan.open(backend, stateName));
-            case ForStMapStateScan.BACKEND_CLASS:
-                return Optional.of(ForStMapStateScan.open(backend, stateName));
-            default:
-                return Optional.empty();
-        }
+        return StoreColumn.open(backend, stateName)
+                .map(column -> new ColumnFamilyMapStateScan<>(column, stateName));
     }
 
     /** Moves to the next entry; returns false when none is left. */

@@ -14,26 +14,9 @@
 
 package dev.lateralsnapshot.runtime.internal;
 
-import org.apache.flink.api.common.state.MapState;
-import org.apache.flink.api.common.state.MapStateDescriptor;
-import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.runtime.state.KeyedStateBackend;
-import org.apache.flink.runtime.state.StateBackend;
-import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
-import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
-import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
-import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
-import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
-import org.apache.flink.table.data.StringData;
-import org.apache.flink.table.data.binary.BinaryRowData;
-import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
-import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
-import org.apache.flink.table.types.logical.BigIntType;
-import org.apache.flink.table.types.logical.VarCharType;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -47,70 +30,13 @@ import java.util.Optional;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Guards {@link ColumnFamilyMapStateScan} on each backend it has a subclass for: what the subclass
- * reads of the backend by reflection, and the layout of a map state's keys and values in the
+ * Guards {@link ColumnFamilyMapStateScan} on each backend that has a {@link StoreColumn}: what the
+ * column reads of the backend by reflection, and the layout of a map state's keys and values in the
  * backend's store, against map states written through Flink's own state API. A failure here means
  * that a new Flink version moved the backend's fields or changed that layout, and the drain of the
  * buffered probe rows must follow it.
  */
-abstract class ColumnFamilyMapStateScanTest {
-
-    private static final RowDataSerializer KEY_SERIALIZER =
-            new RowDataSerializer(new VarCharType(VarCharType.MAX_LENGTH));
-
-    static final MapStateDescriptor<Long, RowData> MAP =
-            new MapStateDescriptor<>(
-                    "scanned",
-                    Types.LONG,
-                    InternalTypeInfo.ofFields(
-                            new VarCharType(VarCharType.MAX_LENGTH), new BigIntType()));
-
-    private KeyedOneInputStreamOperatorTestHarness<RowData, RowData, RowData> harness;
-    MapStateHost host;
-
-    /** The backend under test. */
-    abstract StateBackend backend();
-
-    /** The class of its keyed state backend, which the scan is written for. */
-    abstract String backendClass();
-
-    void open(int maxParallelism) throws Exception {
-        open(backend(), maxParallelism);
-    }
-
-    void open(StateBackend backend, int maxParallelism) throws Exception {
-        host = new MapStateHost();
-        harness =
-                new KeyedOneInputStreamOperatorTestHarness<>(
-                        host,
-                        (KeySelector<RowData, RowData>) ColumnFamilyMapStateScanTest::keyOf,
-                        InternalTypeInfo.ofFields(new VarCharType(VarCharType.MAX_LENGTH)),
-                        maxParallelism,
-                        1,
-                        0);
-        harness.setStateBackend(backend);
-        harness.open();
-    }
-
-    @AfterEach
-    void close() throws Exception {
-        if (harness != null) {
-            harness.close();
-        }
-    }
-
-    /** Keys as the join's key selector makes them: binary rows, of different lengths. */
-    private static RowData keyOf(RowData row) {
-        return KEY_SERIALIZER.toBinaryRow(GenericRowData.of(row.getString(0)));
-    }
-
-    private static BinaryRowData key(String key) {
-        return KEY_SERIALIZER.toBinaryRow(GenericRowData.of(StringData.fromString(key)));
-    }
-
-    private static RowData value(String key, long mapKey) {
-        return GenericRowData.of(StringData.fromString(key), mapKey);
-    }
+abstract class ColumnFamilyMapStateScanTest extends StoreColumnHarness {
 
     void put(String key, long... mapKeys) throws Exception {
         host.setCurrentKey(key(key));
@@ -131,8 +57,7 @@ abstract class ColumnFamilyMapStateScanTest {
     }
 
     MapStateScan<RowData, RowData> scan() {
-        @SuppressWarnings("unchecked")
-        KeyedStateBackend<RowData> backend = (KeyedStateBackend<RowData>) host.backend();
+        KeyedStateBackend<RowData> backend = keyedBackend();
         Optional<MapStateScan<RowData, RowData>> scan = MapStateScan.open(backend, MAP.getName());
         assertThat(scan)
                 .as(
@@ -250,22 +175,5 @@ abstract class ColumnFamilyMapStateScanTest {
                     .as("a key read from the store equals the key selector's, as the heap's do")
                     .isEqualTo(key("k"));
         }
-    }
-
-    /** An operator that only holds the map state. */
-    static final class MapStateHost extends AbstractStreamOperator<RowData>
-            implements OneInputStreamOperator<RowData, RowData> {
-        private static final long serialVersionUID = 1L;
-
-        MapState<Long, RowData> map() {
-            return getKeyedStateStore().getMapState(MAP);
-        }
-
-        KeyedStateBackend<?> backend() {
-            return getKeyedStateBackend();
-        }
-
-        @Override
-        public void processElement(StreamRecord<RowData> element) {}
     }
 }

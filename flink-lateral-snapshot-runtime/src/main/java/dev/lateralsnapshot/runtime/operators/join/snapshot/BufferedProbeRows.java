@@ -135,6 +135,7 @@ final class BufferedProbeRows {
 
     private void finishDrain() {
         drain = null;
+        joiner.drainEnded();
         log.info(
                 "LATERAL SNAPSHOT join joined {} buffered probe rows in {} ms.",
                 drainedRows,
@@ -160,7 +161,10 @@ final class BufferedProbeRows {
 
     /** Lets go of what a drain under way holds, when the operator closes. */
     void close() throws Exception {
-        drain = null;
+        if (drain != null) {
+            drain = null;
+            joiner.drainEnded();
+        }
         buffer.close();
     }
 

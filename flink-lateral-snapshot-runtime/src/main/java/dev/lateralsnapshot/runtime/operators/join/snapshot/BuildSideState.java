@@ -61,6 +61,21 @@ public abstract class BuildSideState {
      */
     public abstract KeyRows readRows() throws Exception;
 
+    /**
+     * Reads the current key's build rows as {@link #readRows} does, for keys asked in the order the
+     * state backend keeps them, as the drain of a backend of sorted bytes asks them: where the
+     * backend allows, by a cursor that moves forward from key to key instead of a lookup per key.
+     *
+     * @param version changes whenever the build rows change ({@code BuildSideWriter#version}),
+     *     which a cursor must then see
+     */
+    public KeyRows readRowsInKeyOrder(long version) throws Exception {
+        return readRows();
+    }
+
+    /** Lets go of what reads in key order hold in the state backend. */
+    public void endReadsInKeyOrder() {}
+
     public abstract boolean isEmpty() throws Exception;
 
     /** Removes every row of the current key. */

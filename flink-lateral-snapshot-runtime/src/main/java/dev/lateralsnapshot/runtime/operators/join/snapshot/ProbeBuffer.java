@@ -67,5 +67,8 @@ public interface ProbeBuffer {
          *     so that the key's build rows, read once, may serve it
          */
         long join(RowData probeRow, RowData key, boolean sameKeyAsBefore) throws Exception;
+
+        /** The drain has ended or stopped: no row follows until the next one starts. */
+        default void drainEnded() {}
     }
 }

@@ -93,13 +93,22 @@ final class ProbeRowJoiner implements BuildSideState.RowVisitor, ProbeBuffer.Dra
     public long join(RowData probeRow, RowData key, boolean sameKeyAsBefore) throws Exception {
         if (!sameKeyAsBefore || readVersion != writer.version()) {
             drainedKeyRows =
-                    parameters.rejects(key) ? BuildSideState.NO_ROWS : buildSide.readRows();
+                    parameters.rejects(key)
+                            ? BuildSideState.NO_ROWS
+                            : buildSide.readRowsInKeyOrder(writer.version());
             readVersion = writer.version();
         }
         long emittedBefore = rowsEmitted;
         start(probeRow);
         finish(drainedKeyRows.visit(this));
         return Math.max(1, rowsEmitted - emittedBefore);
+    }
+
+    @Override
+    public void drainEnded() {
+        buildSide.endReadsInKeyOrder();
+        drainedKeyRows = BuildSideState.NO_ROWS;
+        readVersion = -1;
     }
 
     private void start(RowData probeRow) {

@@ -245,6 +245,65 @@ class LateralSnapshotJoinDrainTest extends LateralSnapshotJoinTestBase {
         }
     }
 
+    @TestTemplate
+    void drainReadsEveryKeysCurrentRowsAsBuildChangesComeInBetween() throws Exception {
+        // Many keys with one row each, drained two rows per probe row of another key that arrives,
+        // and a change of every key's build row after every twelve drained: more reads in a row
+        // than the
+        // state serves before a cursor over it takes over, where the backend has one, and changes
+        // that the cursor must see.
+        int keys = 40;
+        for (BuildSideLayout layout : BuildSideLayout.values()) {
+            try (JoinHarness harness =
+                    harness(join().layout(layout).leftOuterJoin().drainSliceNanos(0))) {
+                harness.open();
+                for (int k = 0; k < keys; k++) {
+                    // Every fourth key has no build row.
+                    if (k % 4 != 3) {
+                        harness.processElement2(insert("K" + k, 1, 10));
+                    }
+                }
+                for (int k = 0; k < keys; k++) {
+                    harness.processElement1(probe("P" + k, "K" + k));
+                }
+                harness.processWatermark2(watermark(LOAD_COMPLETED_TIME));
+
+                int rate = 1;
+                long time = 10;
+                List<String> drained = new ArrayList<>();
+                for (int arrived = 0; drained.size() < keys && arrived <= keys; arrived++) {
+                    for (String row : harness.takeOutput()) {
+                        if (row.equals(padded("Z" + (arrived - 1), "Z"))) {
+                            continue;
+                        }
+                        String id = row.substring(3, row.indexOf(','));
+                        String key = "K" + id.substring(1);
+                        int k = Integer.parseInt(id.substring(1));
+                        assertThat(row)
+                                .as("layout %s, after %s rows", layout, drained.size())
+                                .isEqualTo(
+                                        k % 4 == 3 ? padded(id, key) : joined(id, key, rate, time));
+                        drained.add(id);
+                    }
+                    if (drained.size() >= 12 * rate) {
+                        long before = time;
+                        time += 10;
+                        rate++;
+                        for (int k = 0; k < keys; k++) {
+                            if (k % 4 != 3) {
+                                harness.processElement2(delete("K" + k, rate - 1, before));
+                                harness.processElement2(insert("K" + k, rate, time));
+                            }
+                        }
+                        harness.processWatermark2(watermark(LOAD_COMPLETED_TIME + time));
+                    }
+                    harness.processElement1(probe("Z" + arrived, "Z"));
+                }
+                assertThat(drained).as("layout %s", layout).hasSize(keys).doesNotHaveDuplicates();
+            }
+        }
+    }
+
     /** Build rows A 1 and B 2, then {@link #ROWS_PER_KEY} probe rows of each, interleaved. */
     private static void bufferProbeRows(JoinHarness harness) throws Exception {
         harness.processElement2(insert("A", 1, 10));

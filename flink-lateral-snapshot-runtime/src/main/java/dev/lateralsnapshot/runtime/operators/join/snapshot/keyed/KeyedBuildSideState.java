@@ -14,6 +14,7 @@
 
 package dev.lateralsnapshot.runtime.operators.join.snapshot.keyed;
 
+import dev.lateralsnapshot.runtime.internal.ValueStateCursor;
 import dev.lateralsnapshot.runtime.operators.join.snapshot.BuildSideLayout;
 import dev.lateralsnapshot.runtime.operators.join.snapshot.BuildSideState;
 
@@ -33,8 +34,25 @@ import javax.annotation.Nullable;
  */
 abstract class KeyedBuildSideState extends BuildSideState {
 
+    /**
+     * After a change to the build rows, reads in key order go to the state this many times before
+     * they open a cursor: a cursor opened for every read, where changes and reads alternate, would
+     * cost more than the lookups it saves.
+     */
+    static final int READS_BEFORE_CURSOR = 8;
+
     /** The value state of a key's rows, when it is indexed; else null. */
     @Nullable private IndexedValueState<?> index;
+
+    /** The cursor over the value state of a key's rows, where the backend has one; else null. */
+    @Nullable private ValueStateCursor<Object, ?> cursor;
+
+    @Nullable private KeyContext keys;
+
+    /** The version of the build rows that the cursor reads. */
+    private long cursorVersion = -1;
+
+    private int readsSinceChange;
 
     /**
      * @param indexKeys the operator, which knows the current key, when reads of a key's rows go to
@@ -75,6 +93,46 @@ abstract class KeyedBuildSideState extends BuildSideState {
     @Nullable
     final IndexedValueState<?> index() {
         return index;
+    }
+
+    /**
+     * Lets reads in key order go through a cursor over the value state of a key's rows ({@link
+     * #stateName}).
+     */
+    final void readInKeyOrderWith(ValueStateCursor<Object, ?> cursor, KeyContext keys) {
+        this.cursor = cursor;
+        this.keys = keys;
+    }
+
+    /**
+     * The current key's value of the state that holds a key's rows, read through the cursor where
+     * there is one and reads in key order have gone on since the last change.
+     */
+    @Nullable
+    @SuppressWarnings("unchecked")
+    final <V> V valueInKeyOrder(ValueState<V> state, long version) throws Exception {
+        if (cursor == null) {
+            return state.value();
+        }
+        if (version != cursorVersion) {
+            // The cursor sees the state as it was when it opened: it starts over after a change.
+            cursor.reset();
+            cursorVersion = version;
+            readsSinceChange = 0;
+        }
+        if (readsSinceChange < READS_BEFORE_CURSOR) {
+            readsSinceChange++;
+            return state.value();
+        }
+        return ((ValueStateCursor<Object, V>) cursor).value(keys.getCurrentKey());
+    }
+
+    @Override
+    public void endReadsInKeyOrder() {
+        if (cursor != null) {
+            cursor.reset();
+            cursorVersion = -1;
+        }
     }
 
     /** Name of the keyed state that has a value for every key with rows. */

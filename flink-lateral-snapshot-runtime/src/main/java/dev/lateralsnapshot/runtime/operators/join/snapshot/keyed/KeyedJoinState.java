@@ -14,6 +14,7 @@
 
 package dev.lateralsnapshot.runtime.operators.join.snapshot.keyed;
 
+import dev.lateralsnapshot.runtime.internal.ValueStateCursor;
 import dev.lateralsnapshot.runtime.operators.join.snapshot.BuildChangeBuffer;
 import dev.lateralsnapshot.runtime.operators.join.snapshot.BuildKeyTtl;
 import dev.lateralsnapshot.runtime.operators.join.snapshot.BuildSideLayout;
@@ -124,6 +125,8 @@ final class KeyedJoinState implements JoinState {
                         parameters.buildType(),
                         backendKind == StateBackendKind.OBJECTS_ON_HEAP ? keys : null,
                         ttl != null);
+        ValueStateCursor.open(backend, buildSide.stateName())
+                .ifPresent(cursor -> buildSide.readInKeyOrderWith(cursor, keys));
         if (ttl != null) {
             ttl.open(context, buildSide);
         }

@@ -200,7 +200,15 @@ final class MultisetBuildSideState extends KeyedBuildSideState {
      */
     @Override
     public KeyRows readRows() throws Exception {
-        MultisetRows value = rows.value();
+        return rowsOf(rows.value());
+    }
+
+    @Override
+    public KeyRows readRowsInKeyOrder(long version) throws Exception {
+        return rowsOf(valueInKeyOrder(rows, version));
+    }
+
+    private KeyRows rowsOf(@Nullable MultisetRows value) {
         return value == null ? NO_ROWS : visitor -> visit(value, visitor);
     }
 

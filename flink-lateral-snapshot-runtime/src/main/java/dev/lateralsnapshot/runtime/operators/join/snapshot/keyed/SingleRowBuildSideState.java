@@ -84,6 +84,11 @@ final class SingleRowBuildSideState extends KeyedBuildSideState {
     }
 
     @Override
+    public KeyRows readRowsInKeyOrder(long version) throws Exception {
+        return singleRow(valueInKeyOrder(row, version));
+    }
+
+    @Override
     public boolean isEmpty() throws Exception {
         return row.value() == null;
     }

@@ -1,0 +1,168 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+package dev.lateralsnapshot.runtime.internal;
+
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.runtime.state.KeyedStateBackend;
+import org.apache.flink.runtime.state.RegisteredStateMetaInfoBase;
+import org.apache.flink.state.forst.ForStDBWriteBatchWrapper;
+import org.apache.flink.state.forst.ForStOperationUtils;
+import org.apache.flink.state.forst.ForStOperationUtils.ForStKvStateInfo;
+import org.apache.flink.state.forst.sync.ForStIteratorWrapper;
+import org.apache.flink.state.forst.sync.ForStSyncKeyedStateBackend;
+
+import org.forstdb.ReadOptions;
+import org.forstdb.RocksDB;
+import org.forstdb.WriteOptions;
+
+import javax.annotation.Nullable;
+
+import java.util.Map;
+
+/**
+ * A state's column family on Flink's ForSt backend, as the join's keyed state API reaches it
+ * ({@link ForStSyncKeyedStateBackend}), which keeps its store as RocksDB does. It relies on the
+ * backend keeping its store in the field {@code db} and its states' column families and meta data
+ * in the field {@code kvStateInformation}, with no accessor (pinned by {@code
+ * ForStStoreColumnTest}).
+ */
+final class ForStStoreColumn implements StoreColumn {
+
+    static final String BACKEND_CLASS =
+            "org.apache.flink.state.forst.sync.ForStSyncKeyedStateBackend";
+
+    private final ForStSyncKeyedStateBackend<?> backend;
+    private final RocksDB db;
+    private final ForStKvStateInfo state;
+    private final ReadOptions readOptions;
+    private final WriteOptions writeOptions;
+
+    /** Made at the first removal: a column that is only read needs none. */
+    @Nullable private ForStDBWriteBatchWrapper removals;
+
+    @Nullable private ForStIteratorWrapper iterator;
+
+    private ForStStoreColumn(
+            ForStSyncKeyedStateBackend<?> backend, RocksDB db, ForStKvStateInfo state) {
+        this.backend = backend;
+        this.db = db;
+        this.state = state;
+        this.readOptions = backend.getReadOptions();
+        this.writeOptions = backend.getWriteOptions();
+    }
+
+    @SuppressWarnings("unchecked")
+    static StoreColumn open(KeyedStateBackend<?> keyedBackend, String stateName) {
+        ForStSyncKeyedStateBackend<?> backend = (ForStSyncKeyedStateBackend<?>) keyedBackend;
+        RocksDB db =
+                (RocksDB) StoreColumn.readField(ForStSyncKeyedStateBackend.class, backend, "db");
+        ForStKvStateInfo state =
+                ((Map<String, ForStKvStateInfo>)
+                                StoreColumn.readField(
+                                        ForStSyncKeyedStateBackend.class,
+                                        backend,
+                                        "kvStateInformation"))
+                        .get(stateName);
+        if (state == null) {
+            throw new IllegalArgumentException(
+                    "The ForSt state backend has no state named " + stateName + ".");
+        }
+        return new ForStStoreColumn(backend, db, state);
+    }
+
+    @Override
+    public int keyGroupPrefixBytes() {
+        return backend.getKeyGroupPrefixBytes();
+    }
+
+    @Override
+    public int numberOfKeyGroups() {
+        return backend.getNumberOfKeyGroups();
+    }
+
+    @Override
+    public TypeSerializer<?> keySerializer() {
+        return backend.getKeySerializer();
+    }
+
+    @Override
+    public RegisteredStateMetaInfoBase metaInfo() {
+        return state.metaInfo;
+    }
+
+    @Override
+    public void openIterator() {
+        iterator = ForStOperationUtils.getForStIterator(db, state.columnFamilyHandle, readOptions);
+    }
+
+    @Override
+    public void seekToFirst() {
+        iterator.seekToFirst();
+    }
+
+    @Override
+    public void seek(byte[] target) {
+        iterator.seek(target);
+    }
+
+    @Override
+    public void nextEntry() {
+        iterator.next();
+    }
+
+    @Override
+    public boolean valid() {
+        return iterator.isValid();
+    }
+
+    @Override
+    public byte[] entryKey() {
+        return iterator.key();
+    }
+
+    @Override
+    public byte[] entryValue() {
+        return iterator.value();
+    }
+
+    @Override
+    public void closeIterator() {
+        iterator.close();
+        iterator = null;
+    }
+
+    @Override
+    public void removeEntry(byte[] storeKey) throws Exception {
+        if (removals == null) {
+            removals = new ForStDBWriteBatchWrapper(db, writeOptions, REMOVALS_PER_BATCH, 0);
+        }
+        removals.remove(state.columnFamilyHandle, storeKey);
+    }
+
+    @Override
+    public void writeRemovals() throws Exception {
+        if (removals != null) {
+            removals.flush();
+        }
+    }
+
+    @Override
+    public void closeRemovals() throws Exception {
+        if (removals != null) {
+            removals.close();
+            removals = null;
+        }
+    }
+}
