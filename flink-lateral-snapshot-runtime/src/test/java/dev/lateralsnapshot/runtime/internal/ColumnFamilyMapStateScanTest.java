@@ -15,6 +15,7 @@
 package dev.lateralsnapshot.runtime.internal;
 
 import org.apache.flink.runtime.state.KeyedStateBackend;
+import org.apache.flink.runtime.state.StateBackend;
 import org.apache.flink.table.data.RowData;
 
 import org.junit.jupiter.api.Test;
@@ -37,6 +38,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * buffered probe rows must follow it.
  */
 abstract class ColumnFamilyMapStateScanTest extends StoreColumnHarness {
+
+    ColumnFamilyMapStateScanTest(StateBackend backend, String backendClass) {
+        super(backend, backendClass);
+    }
 
     void put(String key, long... mapKeys) throws Exception {
         host.setCurrentKey(key(key));
@@ -62,7 +67,7 @@ abstract class ColumnFamilyMapStateScanTest extends StoreColumnHarness {
         assertThat(scan)
                 .as(
                         "the keyed state backend is %s, not %s",
-                        backend.getClass().getName(), backendClass())
+                        backend.getClass().getName(), backendClass)
                 .isPresent();
         return scan.get();
     }

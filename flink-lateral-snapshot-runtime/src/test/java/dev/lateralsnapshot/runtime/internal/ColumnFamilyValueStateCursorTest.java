@@ -16,6 +16,7 @@ package dev.lateralsnapshot.runtime.internal;
 
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.runtime.state.KeyedStateBackend;
+import org.apache.flink.runtime.state.StateBackend;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.table.data.RowData;
 
@@ -43,6 +44,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * changed that layout, and the drain's reads of the build rows must follow it.
  */
 abstract class ColumnFamilyValueStateCursorTest extends StoreColumnHarness {
+
+    ColumnFamilyValueStateCursorTest(StateBackend backend, String backendClass) {
+        super(backend, backendClass);
+    }
 
     /**
      * Key "k0" to "k299" in the other state; every third key also in the state the cursor reads.
@@ -82,7 +87,7 @@ abstract class ColumnFamilyValueStateCursorTest extends StoreColumnHarness {
         assertThat(cursor)
                 .as(
                         "the keyed state backend is %s, not %s",
-                        backend.getClass().getName(), backendClass())
+                        backend.getClass().getName(), backendClass)
                 .isPresent();
         return cursor.get();
     }

@@ -14,7 +14,6 @@
 
 package dev.lateralsnapshot.runtime.internal;
 
-import org.apache.flink.runtime.state.StateBackend;
 import org.apache.flink.state.forst.ForStStateBackend;
 
 import org.junit.jupiter.api.Nested;
@@ -27,27 +26,15 @@ class ForStStoreColumnTest {
 
     @Nested
     class Scan extends ColumnFamilyMapStateScanTest {
-        @Override
-        StateBackend backend() {
-            return new ForStStateBackend();
-        }
-
-        @Override
-        String backendClass() {
-            return ForStStoreColumn.BACKEND_CLASS;
+        Scan() {
+            super(new ForStStateBackend(), ForStStoreColumn.BACKEND_CLASS);
         }
     }
 
     @Nested
     class Cursor extends ColumnFamilyValueStateCursorTest {
-        @Override
-        StateBackend backend() {
-            return new ForStStateBackend();
-        }
-
-        @Override
-        String backendClass() {
-            return ForStStoreColumn.BACKEND_CLASS;
+        Cursor() {
+            super(new ForStStateBackend(), ForStStoreColumn.BACKEND_CLASS);
         }
     }
 }

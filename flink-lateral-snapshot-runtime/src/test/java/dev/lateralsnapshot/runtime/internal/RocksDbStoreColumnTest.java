@@ -14,7 +14,6 @@
 
 package dev.lateralsnapshot.runtime.internal;
 
-import org.apache.flink.runtime.state.StateBackend;
 import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
 import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
 
@@ -28,27 +27,15 @@ class RocksDbStoreColumnTest {
 
     @Nested
     class Scan extends ColumnFamilyMapStateScanTest {
-        @Override
-        StateBackend backend() {
-            return new EmbeddedRocksDBStateBackend();
-        }
-
-        @Override
-        String backendClass() {
-            return RocksDbStoreColumn.BACKEND_CLASS;
+        Scan() {
+            super(new EmbeddedRocksDBStateBackend(), RocksDbStoreColumn.BACKEND_CLASS);
         }
     }
 
     @Nested
     class Cursor extends ColumnFamilyValueStateCursorTest {
-        @Override
-        StateBackend backend() {
-            return new EmbeddedRocksDBStateBackend();
-        }
-
-        @Override
-        String backendClass() {
-            return RocksDbStoreColumn.BACKEND_CLASS;
+        Cursor() {
+            super(new EmbeddedRocksDBStateBackend(), RocksDbStoreColumn.BACKEND_CLASS);
         }
 
         @Test

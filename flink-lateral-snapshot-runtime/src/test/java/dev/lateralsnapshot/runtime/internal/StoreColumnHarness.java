@@ -60,17 +60,22 @@ abstract class StoreColumnHarness {
     static final ValueStateDescriptor<RowData> OTHER_VALUE =
             new ValueStateDescriptor<>("other", VALUE_TYPE);
 
+    /** The backend under test. */
+    private final StateBackend backend;
+
+    /** The class of its keyed state backend, which the hooks are written for. */
+    final String backendClass;
+
     private KeyedOneInputStreamOperatorTestHarness<RowData, RowData, RowData> harness;
     StateHost host;
 
-    /** The backend under test. */
-    abstract StateBackend backend();
-
-    /** The class of its keyed state backend, which the hooks are written for. */
-    abstract String backendClass();
+    StoreColumnHarness(StateBackend backend, String backendClass) {
+        this.backend = backend;
+        this.backendClass = backendClass;
+    }
 
     void open(int maxParallelism) throws Exception {
-        open(backend(), maxParallelism);
+        open(backend, maxParallelism);
     }
 
     void open(StateBackend backend, int maxParallelism) throws Exception {
