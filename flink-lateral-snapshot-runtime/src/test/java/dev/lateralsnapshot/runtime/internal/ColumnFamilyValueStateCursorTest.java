@@ -26,6 +26,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import javax.annotation.Nullable;
 
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -49,27 +51,33 @@ abstract class ColumnFamilyValueStateCursorTest extends StoreColumnHarness {
         super(backend, backendClass);
     }
 
-    /**
-     * Key "k0" to "k299" in the other state; every third key also in the state the cursor reads.
-     */
-    private static final int KEYS = 300;
+    /** Keys in the other state; every third also in the state the cursor reads. */
+    private static final int KEYS = 600;
+
+    /** The seeks of the cursors opened since the test started. */
+    private int seeks;
 
     private void write(ValueState<RowData> state, String key, long number) throws Exception {
         host.setCurrentKey(key(key));
         state.update(value(key, number));
     }
 
+    /**
+     * The name of key {@code i}: every other one longer than the seven bytes a binary row holds in
+     * place, so that keys of both forms and of different lengths follow one another in the store.
+     */
+    private static String name(int i) {
+        return i % 2 == 0 ? "k" + i : "a key of more than seven bytes, " + i;
+    }
+
     /** Writes every key to the other state, and every third to the one read, with its number. */
     private void writeKeys() throws Exception {
         for (int i = 0; i < KEYS; i++) {
-            write(host.value(OTHER_VALUE), "k" + i, i);
+            write(host.value(OTHER_VALUE), name(i), i);
             if (i % 3 == 0) {
-                write(host.value(VALUE), "k" + i, i);
+                write(host.value(VALUE), name(i), i);
             }
         }
-        // One key that starts another: their entries must not be taken for one another.
-        write(host.value(VALUE), "k1", 1);
-        write(host.value(VALUE), "k10", 10);
     }
 
     /** What Flink's value state reads for the key. */
@@ -80,16 +88,31 @@ abstract class ColumnFamilyValueStateCursorTest extends StoreColumnHarness {
         return row == null ? null : row.getLong(1);
     }
 
+    /** A cursor over a column that counts the iterator's seeks. */
     private ValueStateCursor<RowData, RowData> cursor() {
         KeyedStateBackend<RowData> backend = keyedBackend();
-        Optional<ValueStateCursor<RowData, RowData>> cursor =
-                ValueStateCursor.open(backend, VALUE.getName());
-        assertThat(cursor)
+        Optional<StoreColumn> column = StoreColumn.open(backend, VALUE.getName());
+        assertThat(column)
                 .as(
                         "the keyed state backend is %s, not %s",
                         backend.getClass().getName(), backendClass)
                 .isPresent();
-        return cursor.get();
+        StoreColumn counting =
+                (StoreColumn)
+                        Proxy.newProxyInstance(
+                                StoreColumn.class.getClassLoader(),
+                                new Class<?>[] {StoreColumn.class},
+                                (proxy, method, args) -> {
+                                    if (method.getName().equals("seek")) {
+                                        seeks++;
+                                    }
+                                    try {
+                                        return method.invoke(column.get(), args);
+                                    } catch (InvocationTargetException e) {
+                                        throw e.getCause();
+                                    }
+                                });
+        return new ColumnFamilyValueStateCursor<>(counting, VALUE.getName());
     }
 
     /** The keys of the other state, as the store orders them. */
@@ -130,24 +153,35 @@ abstract class ColumnFamilyValueStateCursorTest extends StoreColumnHarness {
         assertThat(keys).as("the other state's keys").hasSize(KEYS);
 
         readsAsTheState(keys);
+        assertThat(seeks)
+                .as("keys asked in the store's order, a few entries apart: one seek, then steps")
+                .isEqualTo(1);
     }
 
     @Test
-    void readsKeysFarApartAndKeysAskedInAnyOrder() throws Exception {
+    void seeksToAKeyFarAhead() throws Exception {
         open(128);
         writeKeys();
         List<String> inOrder = keysInStoreOrder();
         List<String> farApart = new ArrayList<>();
-        for (int i = 0; i < inOrder.size(); i += 3 * ColumnFamilyValueStateCursor.MAX_STEPS) {
+        // Every third key has a value: a gap of this many keys holds twice the steps' entries.
+        for (int i = 0; i < inOrder.size(); i += 6 * ColumnFamilyValueStateCursor.MAX_STEPS) {
             farApart.add(inOrder.get(i));
         }
-        // A key past the last entry, and one asked twice.
-        farApart.add("zz");
-        farApart.add("zz");
         readsAsTheState(farApart);
+        assertThat(seeks).as("a seek for every key").isEqualTo(farApart.size());
+    }
 
-        List<String> shuffled = new ArrayList<>(inOrder);
+    @Test
+    void readsKeysAskedInAnyOrder() throws Exception {
+        open(128);
+        writeKeys();
+        List<String> shuffled = new ArrayList<>(keysInStoreOrder());
         Collections.shuffle(shuffled, new Random(42));
+        // A key that no state has, and one asked twice in a row.
+        shuffled.add(0, "no such key");
+        shuffled.add(shuffled.get(1));
+        shuffled.add(shuffled.get(shuffled.size() - 1));
         readsAsTheState(shuffled);
     }
 
@@ -157,8 +191,7 @@ abstract class ColumnFamilyValueStateCursorTest extends StoreColumnHarness {
         writeKeys();
         List<String> keys = keysInStoreOrder();
         try (ValueStateCursor<RowData, RowData> cursor = cursor()) {
-            String first = keys.get(0);
-            cursor.value(key(first));
+            cursor.value(key(keys.get(0)));
             for (String key : keys) {
                 host.setCurrentKey(key(key));
                 if (host.value(VALUE).value() == null) {

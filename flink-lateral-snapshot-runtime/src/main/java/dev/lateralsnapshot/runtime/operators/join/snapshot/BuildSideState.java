@@ -62,6 +62,13 @@ public abstract class BuildSideState {
     public abstract KeyRows readRows() throws Exception;
 
     /**
+     * After a change to the build rows, {@link #readRowsInKeyOrder} reads this many keys from the
+     * state before it opens a cursor: a cursor opened for every read, where changes and reads
+     * alternate, would cost more than the lookups it saves.
+     */
+    public static final int READS_IN_KEY_ORDER_BEFORE_CURSOR = 8;
+
+    /**
      * Reads the current key's build rows as {@link #readRows} does, for keys asked in the order the
      * state backend keeps them, as the drain of a backend of sorted bytes asks them: where the
      * backend allows, by a cursor that moves forward from key to key instead of a lookup per key.

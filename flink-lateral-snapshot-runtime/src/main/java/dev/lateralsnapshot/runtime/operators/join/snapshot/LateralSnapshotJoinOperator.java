@@ -220,11 +220,12 @@ public class LateralSnapshotJoinOperator extends AbstractStreamOperator<RowData>
 
     @Override
     public void close() throws Exception {
-        if (functions != null) {
-            functions.close();
-        }
+        // First the drain's iterators over the backend, which must not outlive it.
         if (bufferedProbeRows != null) {
             bufferedProbeRows.close();
+        }
+        if (functions != null) {
+            functions.close();
         }
         super.close();
     }

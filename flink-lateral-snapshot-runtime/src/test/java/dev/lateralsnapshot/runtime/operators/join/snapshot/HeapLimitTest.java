@@ -179,14 +179,14 @@ class HeapLimitTest extends BackendTestBase {
         assertThat(heap.collectedAt).containsExactly(0L, 1L, 1L);
     }
 
-    /** The real collection: what it reports includes what is live. */
+    /**
+     * The real collection: what it reports includes what is live. Not measured against a collection
+     * before: other tests' threads in this JVM may free as much in between.
+     */
     @Test
     void aFullCollectionOfTheJvmCountsWhatIsLive() {
-        long before = HeapLimit.JvmHeap.collectFully();
-        assertThat(before).isPositive();
-
         long[] live = new long[8 << 20];
-        assertThat(HeapLimit.JvmHeap.collectFully()).isGreaterThan(before + 48 * MIB);
+        assertThat(HeapLimit.JvmHeap.collectFully()).isGreaterThanOrEqualTo(64 * MIB);
         assertThat(live).hasSize(8 << 20);
     }
 

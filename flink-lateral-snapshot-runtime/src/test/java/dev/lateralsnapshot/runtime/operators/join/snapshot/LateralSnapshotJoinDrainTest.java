@@ -209,8 +209,14 @@ class LateralSnapshotJoinDrainTest extends LateralSnapshotJoinTestBase {
 
     @TestTemplate
     void drainJoinsBufferedRowsWithEveryFormOfAKeysRows() throws Exception {
-        // One row, a few rows, and more than the multiset layout keeps in one value.
-        int[] buildRowsPerKey = {1, 3, 40};
+        // One row, a few rows, and more than the multiset layout keeps in one value; enough keys of
+        // each that some are read after the reads that go to the state, through a cursor where
+        // the backend has one.
+        int[] forms = {1, 3, 40};
+        int[] buildRowsPerKey = new int[3 * (BuildSideState.READS_IN_KEY_ORDER_BEFORE_CURSOR + 1)];
+        for (int k = 0; k < buildRowsPerKey.length; k++) {
+            buildRowsPerKey[k] = forms[k % forms.length];
+        }
         try (JoinHarness harness = harness(join().layout(BuildSideLayout.MULTISET))) {
             harness.open();
             for (int k = 0; k < buildRowsPerKey.length; k++) {
@@ -248,11 +254,11 @@ class LateralSnapshotJoinDrainTest extends LateralSnapshotJoinTestBase {
     @TestTemplate
     void drainReadsEveryKeysCurrentRowsAsBuildChangesComeInBetween() throws Exception {
         // Many keys with one row each, drained two rows per probe row of another key that arrives,
-        // and a change of every key's build row after every twelve drained: more reads in a row
-        // than the
-        // state serves before a cursor over it takes over, where the backend has one, and changes
-        // that the cursor must see.
-        int keys = 40;
+        // and a change of every key's build row whenever a few more keys were drained than the
+        // state serves before a cursor over it takes over, where the backend has one: reads
+        // through the cursor, and changes that the cursor must see.
+        int keysPerChange = BuildSideState.READS_IN_KEY_ORDER_BEFORE_CURSOR + 4;
+        int keys = 4 * keysPerChange;
         for (BuildSideLayout layout : BuildSideLayout.values()) {
             try (JoinHarness harness =
                     harness(join().layout(layout).leftOuterJoin().drainSliceNanos(0))) {
@@ -285,7 +291,7 @@ class LateralSnapshotJoinDrainTest extends LateralSnapshotJoinTestBase {
                                         k % 4 == 3 ? padded(id, key) : joined(id, key, rate, time));
                         drained.add(id);
                     }
-                    if (drained.size() >= 12 * rate) {
+                    if (drained.size() >= keysPerChange * rate) {
                         long before = time;
                         time += 10;
                         rate++;

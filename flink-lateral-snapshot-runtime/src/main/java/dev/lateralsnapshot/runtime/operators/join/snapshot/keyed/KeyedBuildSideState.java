@@ -34,13 +34,6 @@ import javax.annotation.Nullable;
  */
 abstract class KeyedBuildSideState extends BuildSideState {
 
-    /**
-     * After a change to the build rows, reads in key order go to the state this many times before
-     * they open a cursor: a cursor opened for every read, where changes and reads alternate, would
-     * cost more than the lookups it saves.
-     */
-    static final int READS_BEFORE_CURSOR = 8;
-
     /** The value state of a key's rows, when it is indexed; else null. */
     @Nullable private IndexedValueState<?> index;
 
@@ -120,7 +113,7 @@ abstract class KeyedBuildSideState extends BuildSideState {
             cursorVersion = version;
             readsSinceChange = 0;
         }
-        if (readsSinceChange < READS_BEFORE_CURSOR) {
+        if (readsSinceChange < READS_IN_KEY_ORDER_BEFORE_CURSOR) {
             readsSinceChange++;
             return state.value();
         }
