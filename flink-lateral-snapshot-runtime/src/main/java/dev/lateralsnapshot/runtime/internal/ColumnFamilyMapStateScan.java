@@ -91,7 +91,7 @@ final class ColumnFamilyMapStateScan<K, V> implements MapStateScan<K, V> {
     }
 
     @Override
-    public final boolean next() throws IOException {
+    public boolean next() throws IOException {
         if (ended) {
             return false;
         }
@@ -142,22 +142,22 @@ final class ColumnFamilyMapStateScan<K, V> implements MapStateScan<K, V> {
     }
 
     @Override
-    public final K key() {
+    public K key() {
         return key;
     }
 
     @Override
-    public final boolean sameKeyAsPrevious() {
+    public boolean sameKeyAsPrevious() {
         return sameKeyAsPrevious;
     }
 
     @Override
-    public final V value() {
+    public V value() {
         return value;
     }
 
     @Override
-    public final void removeCurrent() throws Exception {
+    public void removeCurrent() throws Exception {
         if (entry == null) {
             throw new IllegalStateException("The scan is at no entry.");
         }
@@ -166,7 +166,7 @@ final class ColumnFamilyMapStateScan<K, V> implements MapStateScan<K, V> {
     }
 
     @Override
-    public final void flush() throws Exception {
+    public void flush() throws Exception {
         if (removed) {
             column.writeRemovals();
             removed = false;
@@ -174,7 +174,7 @@ final class ColumnFamilyMapStateScan<K, V> implements MapStateScan<K, V> {
     }
 
     @Override
-    public final void refresh() throws Exception {
+    public void refresh() throws Exception {
         flush();
         releaseIterator();
         ended = false;
@@ -188,7 +188,7 @@ final class ColumnFamilyMapStateScan<K, V> implements MapStateScan<K, V> {
     }
 
     @Override
-    public final void close() throws Exception {
+    public void close() throws Exception {
         releaseIterator();
         column.closeRemovals();
     }

@@ -108,8 +108,7 @@ final class ColumnFamilyValueStateCursor<K, V> implements ValueStateCursor<K, V>
             open = true;
         }
         if (!forward) {
-            column.seek(target);
-            return column.valid() ? column.entryKey() : null;
+            return seek(target);
         }
         // The iterator is at or after the key asked before, and so no further than the target
         // from any entry before it.
@@ -119,12 +118,18 @@ final class ColumnFamilyValueStateCursor<K, V> implements ValueStateCursor<K, V>
                 return at;
             }
             if (steps == MAX_STEPS) {
-                column.seek(target);
-                return column.valid() ? column.entryKey() : null;
+                return seek(target);
             }
             column.nextEntry();
         }
         return null;
+    }
+
+    /** Seeks the target; returns the store key of the entry there, or null when there is none. */
+    @Nullable
+    private byte[] seek(byte[] target) {
+        column.seek(target);
+        return column.valid() ? column.entryKey() : null;
     }
 
     @Override

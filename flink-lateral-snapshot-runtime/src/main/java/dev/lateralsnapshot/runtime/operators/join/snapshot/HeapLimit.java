@@ -113,10 +113,7 @@ final class HeapLimit {
         rowsToNextCheck = ROWS_BETWEEN_CHECKS;
         heap.tookIn(ROWS_BETWEEN_CHECKS);
         long max = heap.max();
-        if (max <= 0) {
-            return;
-        }
-        if (!full(heap.inUse(), max)) {
+        if (max <= 0 || !full(heap.inUse(), max)) {
             return;
         }
         long live = heap.liveAfterFullCollection();
