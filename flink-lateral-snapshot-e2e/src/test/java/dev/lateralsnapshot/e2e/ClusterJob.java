@@ -429,13 +429,19 @@ final class ClusterJob {
      */
     static String rootCause(String stackTrace) {
         String[] lines = stackTrace.split("\n");
-        String cause = lines[0];
+        String causedBy = lastCausedBy(lines);
+        return causedBy == null ? lines[0] : causedBy.substring(CAUSED_BY.length());
+    }
+
+    /** The last "Caused by" line of a stack trace's lines, or null when nothing caused it. */
+    private static String lastCausedBy(String[] lines) {
+        String causedBy = null;
         for (String line : lines) {
             if (line.startsWith(CAUSED_BY)) {
-                cause = line.substring(CAUSED_BY.length());
+                causedBy = line;
             }
         }
-        return cause;
+        return causedBy;
     }
 
     private JsonNode exceptionHistory() {
@@ -449,12 +455,7 @@ final class ClusterJob {
             return "none";
         }
         String[] lines = last.path("stacktrace").asText().split("\n");
-        String rootCause = null;
-        for (String line : lines) {
-            if (line.startsWith(CAUSED_BY)) {
-                rootCause = line;
-            }
-        }
+        String rootCause = lastCausedBy(lines);
         return "at "
                 + last.path("timestamp").asLong()
                 + " in "
