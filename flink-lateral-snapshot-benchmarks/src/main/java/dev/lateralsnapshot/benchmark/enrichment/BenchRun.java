@@ -34,8 +34,9 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * source's backlog ({@link #loadEndsWithBacklog}) starts the probe sources with the build sources,
  * so that their rows are buffered while the snapshot loads, and holds the build sources' current
  * changes until the driver has seen the flip, so that only the backlog can end the load phase. A
- * run with a bounded probe side ({@link #probeBounded}) emits its {@link #loadRows} probe rows and
- * no more, as a backlog of facts that has been read to its end.
+ * run with a bounded probe side ({@link #probeBounded}) emits its {@link #loadRows} probe rows, as
+ * a backlog of facts that has been read to its end, and then no more unless the driver opens a join
+ * phase after the drain ({@link #joinPhaseAfterBacklog}).
  */
 final class BenchRun {
 
@@ -86,6 +87,14 @@ final class BenchRun {
     volatile long stopNanos;
     volatile boolean loadGateOpen;
     volatile boolean flipped;
+
+    /**
+     * When the driver let the probe sources of a run with a bounded probe side go on past their
+     * backlog, once every row of it had reached the sink; 0 before. The rows stamped from here on
+     * are the join phase's, not the backlog's.
+     */
+    volatile long joinPhaseAfterBacklog;
+
     final SinkStats[] sinkStats;
 
     BenchRun(
@@ -134,6 +143,11 @@ final class BenchRun {
 
     boolean loadPhaseRun() {
         return loadRows > 0;
+    }
+
+    /** Whether a probe subtask stops at its share of {@link #loadRows} for now. */
+    boolean probeHeldAtLoadRows() {
+        return loadPhaseRun() && (!flipped || (probeBounded && joinPhaseAfterBacklog == 0));
     }
 
     // ---- probe progress ----

@@ -486,7 +486,7 @@ final class JobRunner implements AutoCloseable {
                 double elapsed = (now - run.probeStartNanos) / 1e9;
                 boolean done;
                 if (spec.mode == Mode.SCALE) {
-                    // The run ends with its last joined row: the sources have emitted everything,
+                    // The backlog is out with its last joined row: the sources have emitted it,
                     // the rows buffered at a flip have reached the sink, and then nothing has
                     // arrived for a while. What remains after the sources is a drain (for
                     // LATERAL SNAPSHOT) or the network buffers in flight, which never stall
@@ -504,15 +504,29 @@ final class JobRunner implements AutoCloseable {
                                     && (spec.flips()
                                             ? sink - sinkAtFlip >= 0.98 * hitRate * maxBuffered
                                             : !counted || sink >= run.loadRows);
-                    done =
+                    boolean backlogOut =
                             allOut
                                     && now - lastSinkChangeNanos
                                             >= (counted
                                                     ? SCALE_QUIET_NANOS
                                                     : SCALE_QUIET_UNCOUNTED_NANOS);
+                    if (backlogOut && spec.flips() && run.joinPhaseAfterBacklog == 0) {
+                        // Then the probe sources go on, as new facts follow a topic's backlog,
+                        // so that the drain is compared with the join phase on the same state.
+                        run.joinPhaseAfterBacklog = now;
+                    }
+                    done =
+                            spec.flips()
+                                    ? run.joinPhaseAfterBacklog != 0
+                                            && now - run.joinPhaseAfterBacklog
+                                                    >= TimeUnit.SECONDS.toNanos(
+                                                            settings.postDrainWarmupSeconds
+                                                                    + settings.postFlipSeconds)
+                                    : backlogOut;
                     long limitSeconds =
                             settings.startTimeoutSeconds + 120 + scaleSlackSeconds(spec);
-                    if (!done
+                    if (!backlogOut
+                            && run.joinPhaseAfterBacklog == 0
                             && now - run.probeStartNanos > TimeUnit.SECONDS.toNanos(limitSeconds)) {
                         throw new IllegalStateException(
                                 String.format(
@@ -575,10 +589,18 @@ final class JobRunner implements AutoCloseable {
         }
         long lastRowMillis = Long.MAX_VALUE;
         if (spec.mode == Mode.SCALE) {
+            // The backlog's rows are those stamped before the join phase after it.
+            int backlogBuckets =
+                    run.joinPhaseAfterBacklog == 0
+                            ? Integer.MAX_VALUE
+                            : (int)
+                                    ((run.joinPhaseAfterBacklog - run.originNanos)
+                                            / SinkStats.DRAIN_BUCKET_NANOS);
             long lastArrival = 0;
             for (SinkStats sink : run.sinkStats) {
-                for (long arrival : sink.lastArrivalBySourceTime) {
-                    lastArrival = Math.max(lastArrival, arrival);
+                long[] arrivals = sink.lastArrivalBySourceTime;
+                for (int b = 0; b < Math.min(backlogBuckets, arrivals.length); b++) {
+                    lastArrival = Math.max(lastArrival, arrivals[b]);
                 }
             }
             result.lastRowSeconds = (lastArrival - submitNanos) / 1e9;
@@ -685,7 +707,10 @@ final class JobRunner implements AutoCloseable {
                             .filter(c -> c.getLatestAckTimestamp() <= drainEndMillis)
                             .count();
             result.drainRate = maxBuffered / Math.max(1e-9, (drainEnd - flipNanos) / 1e9);
-            windowStart = drainEnd + TimeUnit.SECONDS.toNanos(settings.postDrainWarmupSeconds);
+            // A scale run's join phase starts once its whole backlog is out, after a quiet time.
+            windowStart =
+                    Math.max(drainEnd, run.joinPhaseAfterBacklog)
+                            + TimeUnit.SECONDS.toNanos(settings.postDrainWarmupSeconds);
         } else {
             windowStart = run.probeStartNanos + TimeUnit.SECONDS.toNanos(settings.warmupSeconds);
         }

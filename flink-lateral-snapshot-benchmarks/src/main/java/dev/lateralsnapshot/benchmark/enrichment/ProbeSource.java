@@ -83,7 +83,7 @@ final class ProbeSource extends NoSplitSource<RowData> {
                 return pause(1);
             }
             long n = BATCH;
-            if (run.loadPhaseRun() && (!run.flipped || run.probeBounded)) {
+            if (run.probeHeldAtLoadRows()) {
                 if (emitted >= loadShare) {
                     return pause(1);
                 }

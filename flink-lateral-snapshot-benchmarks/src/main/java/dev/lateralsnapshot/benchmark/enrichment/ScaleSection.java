@@ -55,7 +55,10 @@ final class ScaleSection {
                                 + " function join, which takes in the build side as it arrives;"
                                 + " parallelism 2, a checkpoint every %d s."
                                 + " The time is from the job's submission to its last joined row"
-                                + " at the sink. `docs/benchmarks-notes.md` (\"Scale:"
+                                + " at the sink. Once P5's backlog is out, its probe source goes on"
+                                + " for %d s: the join phase, whose rate over its last %d s the"
+                                + " drain is compared with."
+                                + " `docs/benchmarks-notes.md` (\"Scale:"
                                 + " load-dominated runs\") says what every column measures and"
                                 + " where the time goes.\n\n",
                         RunSection.COMMAND,
@@ -67,7 +70,9 @@ final class ScaleSection {
                         meta.loads.stream().mapToDouble(Double::doubleValue).max().orElse(0),
                         meta.loadAfter,
                         Runtime.getRuntime().availableProcessors(),
-                        settings.checkpointIntervalSeconds));
+                        settings.checkpointIntervalSeconds,
+                        settings.postDrainWarmupSeconds + settings.postFlipSeconds,
+                        settings.postFlipSeconds));
         md.append(table);
         String old = Files.exists(page) ? Files.readString(page, StandardCharsets.UTF_8) : "";
         Files.writeString(page, replace(old, md.toString()), StandardCharsets.UTF_8);

@@ -28,10 +28,11 @@ import java.util.stream.Collectors;
 /**
  * The results of {@code --plan=scale} as markdown: every run with the time from the job's
  * submission to its last joined row and where it went (the build rows per second, LATERAL
- * SNAPSHOT's load phase and drain), memory, state and checkpoints; then the ratio of LATERAL
- * SNAPSHOT's time to the regular join's within each round, its build rows per second against the
- * processing-time temporal table function join's, and the cost per row at every size and how it
- * grows from the smallest to the largest.
+ * SNAPSHOT's load phase, drain and the join phase after it), memory, state and checkpoints; then
+ * the ratio of LATERAL SNAPSHOT's time to the regular join's within each round, its drain against
+ * its join phase in the same run, its build rows per second against the processing-time temporal
+ * table function join's, and the cost per row at every size and how it grows from the smallest to
+ * the largest.
  */
 final class ScaleTable {
 
@@ -99,7 +100,7 @@ final class ScaleTable {
         StringBuilder md = new StringBuilder();
         Format.header(
                 md,
-                "rllrrrrrrrrrrrrlr",
+                "rllrrrrrrrrrrrrrlr",
                 "keys",
                 "backend",
                 "contender",
@@ -111,6 +112,7 @@ final class ScaleTable {
                 "buffered at flip",
                 "drain",
                 "drain rows/s",
+                "join phase rows/s",
                 "peak heap after GC",
                 "state (checkpoint)",
                 "on disk",
@@ -139,6 +141,7 @@ final class ScaleTable {
                     flips ? String.format(Locale.ROOT, "%,d", r.bufferedAtFlip) : "-",
                     flips ? String.format(Locale.ROOT, "%.1f s", r.drainMillis / 1e3) : "-",
                     flips ? Format.rows(r.drainRate) : "-",
+                    flips ? Format.rows(r.rate) : "-",
                     Format.bytes(r.peakHeapAfterGc),
                     Format.bytes(r.stateSizeBytes),
                     Format.bytes(r.localStateBytes),
@@ -152,6 +155,7 @@ final class ScaleTable {
                             : "-");
         }
         ratios(md, runs);
+        drains(md, runs);
         buildRates(md, runs);
         growth(md, runs);
         if (!notes.isEmpty()) {
@@ -214,6 +218,56 @@ final class ScaleTable {
                 "compared",
                 "time ratio, median",
                 "speed ratio",
+                "per round");
+        md.append(rows);
+    }
+
+    /**
+     * LATERAL SNAPSHOT's drain against its join phase after it, in the same run: the probe rows per
+     * second of the buffered backlog at the flip over those of the new probe rows that follow it,
+     * on the same state, so that the machine's load at the time weighs on both.
+     */
+    private static void drains(StringBuilder md, List<RunResult> runs) {
+        StringBuilder rows = new StringBuilder();
+        for (int keys : sizes(runs)) {
+            for (Backend backend : Backend.values()) {
+                for (Contender contender : Contender.values()) {
+                    if (!contender.isSnapshot()) {
+                        continue;
+                    }
+                    Map<Integer, Double> drain =
+                            byRound(runs, keys, backend, contender, r -> r.drainRate);
+                    Map<Integer, Double> joinPhase =
+                            byRound(runs, keys, backend, contender, r -> r.rate);
+                    List<Double> ratios = Cells.withinRounds(drain, joinPhase);
+                    if (ratios.isEmpty()) {
+                        continue;
+                    }
+                    Format.row(
+                            rows,
+                            String.format(Locale.ROOT, "%,d", keys),
+                            backend.label,
+                            contender.label,
+                            Format.rows(Cells.median(new ArrayList<>(drain.values()))),
+                            Format.rows(Cells.median(new ArrayList<>(joinPhase.values()))),
+                            Format.ratio(Cells.median(ratios)),
+                            ratios.stream().map(Format::ratio).collect(Collectors.joining(", ")));
+                }
+            }
+        }
+        if (rows.length() == 0) {
+            return;
+        }
+        md.append('\n');
+        Format.header(
+                md,
+                "rllrrrl",
+                "keys",
+                "backend",
+                "contender",
+                "drain rows/s, median",
+                "join phase rows/s, median",
+                "drain / join phase, median",
                 "per round");
         md.append(rows);
     }

@@ -59,6 +59,28 @@ class ScaleTableTest {
         assertThat(md).doesNotContain(Contender.P1.label);
     }
 
+    @Test
+    void comparesTheDrainWithTheJoinPhaseOfTheSameRun() {
+        RunResult first = run(Contender.P5U, 1, 10.0, 200_000);
+        first.drainRate = 300_000;
+        first.rate = 400_000;
+        RunResult second = run(Contender.P5U, 2, 10.0, 200_000);
+        second.drainRate = 500_000;
+        second.rate = 250_000;
+        RunResult regular = run(Contender.P3, 1, 20.0, 400_000);
+        regular.rate = 100_000;
+
+        String md = ScaleTable.of(List.of(first, second, regular));
+
+        // Round 1 drains at 0.75x of its join phase, round 2 at 2.00x; the regular join has none.
+        String drains = md.substring(md.indexOf("| drain / join phase, median |"));
+        assertThat(drains)
+                .contains(
+                        "| 1,000,000 | RocksDB | P5 SNAPSHOT upsert | 400k | 325k | 1.38x |"
+                                + " 0.75x, 2.00x |")
+                .doesNotContain(Contender.P3.label);
+    }
+
     private static RunResult run(
             Contender contender, int round, double lastRowSeconds, double buildRowsPerSecond) {
         RunResult r =
