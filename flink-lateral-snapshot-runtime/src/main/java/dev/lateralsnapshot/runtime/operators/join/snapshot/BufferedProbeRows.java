@@ -112,9 +112,12 @@ final class BufferedProbeRows {
         if (drain(LateralSnapshotJoinParameters.DRAIN_SLICE_ROWS, sliceNanos)) {
             finishDrain();
         } else {
-            // A timer due now fires through the mailbox after the input it has queued meanwhile.
+            // A timer fires through the mailbox after the input it has queued meanwhile. Its time
+            // is just past: Flink delays a timer due now by a millisecond, to fire it after the
+            // records of that millisecond (ProcessingTimeServiceUtil), and the task would idle
+            // for that millisecond after every slice.
             processingTime.registerTimer(
-                    processingTime.getCurrentProcessingTime(), time -> slice());
+                    processingTime.getCurrentProcessingTime() - 1, time -> slice());
         }
     }
 

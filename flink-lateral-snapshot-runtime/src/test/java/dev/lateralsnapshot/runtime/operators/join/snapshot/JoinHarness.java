@@ -40,6 +40,7 @@ import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -146,6 +147,11 @@ public final class JoinHarness implements AutoCloseable {
 
     public long getProcessingTime() {
         return harness.getProcessingTime();
+    }
+
+    /** The times of the processing-time timers that have not fired yet. */
+    public Set<Long> processingTimers() {
+        return harness.getProcessingTimeService().getActiveTimerTimestamps();
     }
 
     /**

@@ -97,6 +97,19 @@ class LateralSnapshotJoinDrainTest extends LateralSnapshotJoinTestBase {
     }
 
     @TestTemplate
+    void nextSliceIsDueAtOnceNotAMillisecondAfterNow() throws Exception {
+        try (JoinHarness harness = harness(join().drainSliceNanos(0))) {
+            harness.open();
+            harness.setProcessingTime(100);
+            bufferProbeRows(harness);
+
+            harness.processWatermark2(watermark(LOAD_COMPLETED_TIME));
+            // Flink fires a timer due now a millisecond later, and one due before at once.
+            assertThat(harness.processingTimers()).contains(99L).doesNotContain(100L, 101L);
+        }
+    }
+
+    @TestTemplate
     void checkpointBetweenSlicesKeepsExactlyTheRowsNotJoinedYet() throws Exception {
         OperatorSubtaskState checkpoint;
         List<String> beforeCheckpoint;
