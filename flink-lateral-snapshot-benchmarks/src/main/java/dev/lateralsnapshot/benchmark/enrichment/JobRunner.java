@@ -46,7 +46,9 @@ import org.apache.flink.runtime.jobmaster.JobResult;
 import org.apache.flink.runtime.metrics.MetricNames;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
+import org.apache.flink.state.forst.ForStConfigurableOptions;
 import org.apache.flink.state.forst.ForStOptions;
+import org.apache.flink.state.rocksdb.RocksDBConfigurableOptions;
 import org.apache.flink.state.rocksdb.RocksDBOptions;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.graph.StreamGraph;
@@ -280,6 +282,10 @@ final class JobRunner implements AutoCloseable {
             // primary storage included, which otherwise shares the checkpoint directory.
             job.set(ForStOptions.LOCAL_DIRECTORIES, rocksDb.toAbsolutePath().toString());
             job.set(ForStOptions.PRIMARY_DIRECTORY, "local");
+        }
+        if (settings.bloomFilter) {
+            job.set(RocksDBConfigurableOptions.USE_BLOOM_FILTER, true);
+            job.set(ForStConfigurableOptions.USE_BLOOM_FILTER, true);
         }
         job.set(CoreOptions.DEFAULT_PARALLELISM, spec.parallelism);
         job.set(ExecutionOptions.RUNTIME_MODE, RuntimeExecutionMode.STREAMING);

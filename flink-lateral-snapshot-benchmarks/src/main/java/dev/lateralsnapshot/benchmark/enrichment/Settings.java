@@ -40,6 +40,12 @@ final class Settings {
     /** Flink's {@code pipeline.object-reuse}; off by default, as in Flink. */
     boolean objectReuse = false;
 
+    /**
+     * RocksDB's and ForSt's Bloom filter ({@code state.backend.rocksdb.use-bloom-filter}, {@code
+     * state.backend.forst.use-bloom-filter}); off by default, as in Flink.
+     */
+    boolean bloomFilter = false;
+
     // ---- throughput runs ----
     int warmupSeconds = 4;
 
@@ -155,6 +161,9 @@ final class Settings {
                     break;
                 case "object-reuse":
                     s.objectReuse = Boolean.parseBoolean(value);
+                    break;
+                case "bloom-filter":
+                    s.bloomFilter = Boolean.parseBoolean(value);
                     break;
                 case "warmup-seconds":
                     s.warmupSeconds = Integer.parseInt(value);
