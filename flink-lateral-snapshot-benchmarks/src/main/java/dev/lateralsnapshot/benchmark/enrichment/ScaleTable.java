@@ -205,13 +205,10 @@ final class ScaleTable {
                 }
             }
         }
-        if (rows.length() == 0) {
-            // A run of one contender has nothing to compare.
-            return;
-        }
-        md.append('\n');
-        Format.header(
+        // A run of one contender has nothing to compare.
+        table(
                 md,
+                rows,
                 "rllrrl",
                 "keys",
                 "backend",
@@ -219,7 +216,6 @@ final class ScaleTable {
                 "time ratio, median",
                 "speed ratio",
                 "per round");
-        md.append(rows);
     }
 
     /**
@@ -243,24 +239,20 @@ final class ScaleTable {
                     if (ratios.isEmpty()) {
                         continue;
                     }
-                    Format.row(
-                            rows,
-                            String.format(Locale.ROOT, "%,d", keys),
-                            backend.label,
-                            contender.label,
-                            Format.rows(Cells.median(new ArrayList<>(drain.values()))),
-                            Format.rows(Cells.median(new ArrayList<>(joinPhase.values()))),
-                            Format.ratio(Cells.median(ratios)),
-                            ratios.stream().map(Format::ratio).collect(Collectors.joining(", ")));
+                    List<Object> cells =
+                            new ArrayList<>(
+                                    List.of(
+                                            String.format(Locale.ROOT, "%,d", keys),
+                                            backend.label,
+                                            contender.label));
+                    cells.addAll(rates(drain, joinPhase, ratios));
+                    Format.row(rows, cells.toArray());
                 }
             }
         }
-        if (rows.length() == 0) {
-            return;
-        }
-        md.append('\n');
-        Format.header(
+        table(
                 md,
+                rows,
                 "rllrrrl",
                 "keys",
                 "backend",
@@ -269,7 +261,6 @@ final class ScaleTable {
                 "join phase rows/s, median",
                 "drain / join phase, median",
                 "per round");
-        md.append(rows);
     }
 
     /**
@@ -290,22 +281,16 @@ final class ScaleTable {
                 if (ratios.isEmpty()) {
                     continue;
                 }
-                Format.row(
-                        rows,
-                        String.format(Locale.ROOT, "%,d", keys),
-                        backend.label,
-                        Format.rows(Cells.median(new ArrayList<>(snapshot.values()))),
-                        Format.rows(Cells.median(new ArrayList<>(ttf.values()))),
-                        Format.ratio(Cells.median(ratios)),
-                        ratios.stream().map(Format::ratio).collect(Collectors.joining(", ")));
+                List<Object> cells =
+                        new ArrayList<>(
+                                List.of(String.format(Locale.ROOT, "%,d", keys), backend.label));
+                cells.addAll(rates(snapshot, ttf, ratios));
+                Format.row(rows, cells.toArray());
             }
         }
-        if (rows.length() == 0) {
-            return;
-        }
-        md.append('\n');
-        Format.header(
+        table(
                 md,
+                rows,
                 "rlrrrl",
                 "keys",
                 "backend",
@@ -313,6 +298,31 @@ final class ScaleTable {
                 Contender.P1.label + " build rows/s, median",
                 "ratio, median",
                 "per round");
+    }
+
+    /**
+     * The cells of two rates compared round by round: the median of each, the median of their
+     * ratios within the rounds, and those ratios.
+     */
+    private static List<String> rates(
+            Map<Integer, Double> numerators,
+            Map<Integer, Double> denominators,
+            List<Double> ratios) {
+        return List.of(
+                Format.rows(Cells.median(new ArrayList<>(numerators.values()))),
+                Format.rows(Cells.median(new ArrayList<>(denominators.values()))),
+                Format.ratio(Cells.median(ratios)),
+                ratios.stream().map(Format::ratio).collect(Collectors.joining(", ")));
+    }
+
+    /** A table of the rows under its header, or nothing where it has no rows. */
+    private static void table(
+            StringBuilder md, StringBuilder rows, String alignment, String... names) {
+        if (rows.length() == 0) {
+            return;
+        }
+        md.append('\n');
+        Format.header(md, alignment, names);
         md.append(rows);
     }
 
