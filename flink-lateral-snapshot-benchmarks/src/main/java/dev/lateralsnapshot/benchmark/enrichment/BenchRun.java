@@ -184,6 +184,26 @@ final class BenchRun {
         return total;
     }
 
+    /** The bucket of source time ({@link SinkStats#lastArrivalBySourceTime}) of a stamp. */
+    int bucketOf(long stampNanos) {
+        return (int) ((stampNanos - originNanos) / SinkStats.DRAIN_BUCKET_NANOS);
+    }
+
+    /**
+     * The last arrival at any sink of a row stamped in a bucket of source time before the given
+     * one; 0 when none has arrived.
+     */
+    long lastArrivalBefore(int bucket) {
+        long last = 0;
+        for (SinkStats stats : sinkStats) {
+            long[] arrivals = stats.lastArrivalBySourceTime;
+            for (int b = 0; b < Math.min(bucket, arrivals.length); b++) {
+                last = Math.max(last, arrivals[b]);
+            }
+        }
+        return last;
+    }
+
     // ---- gates ----
 
     /** A build subtask is about to emit its first snapshot row. */

@@ -596,19 +596,11 @@ final class JobRunner implements AutoCloseable {
         long lastRowMillis = Long.MAX_VALUE;
         if (spec.mode == Mode.SCALE) {
             // The backlog's rows are those stamped before the join phase after it.
-            int backlogBuckets =
-                    run.joinPhaseAfterBacklog == 0
-                            ? Integer.MAX_VALUE
-                            : (int)
-                                    ((run.joinPhaseAfterBacklog - run.originNanos)
-                                            / SinkStats.DRAIN_BUCKET_NANOS);
-            long lastArrival = 0;
-            for (SinkStats sink : run.sinkStats) {
-                long[] arrivals = sink.lastArrivalBySourceTime;
-                for (int b = 0; b < Math.min(backlogBuckets, arrivals.length); b++) {
-                    lastArrival = Math.max(lastArrival, arrivals[b]);
-                }
-            }
+            long lastArrival =
+                    run.lastArrivalBefore(
+                            run.joinPhaseAfterBacklog == 0
+                                    ? Integer.MAX_VALUE
+                                    : run.bucketOf(run.joinPhaseAfterBacklog));
             result.lastRowSeconds = (lastArrival - submitNanos) / 1e9;
             lastRowMillis = submitMillis + Math.round(result.lastRowSeconds * 1e3);
             result.buildRowsPerSecond =
@@ -694,15 +686,7 @@ final class JobRunner implements AutoCloseable {
             result.loadCheckpointsCompleted = loadOk;
             result.loadCheckpointsFailed = loadFailed;
             result.loadCheckpointedBytes = loadCheckpointed;
-            long drainEnd = 0;
-            int flipBucket =
-                    (int) ((flipNanos - run.originNanos) / SinkStats.DRAIN_BUCKET_NANOS) - 1;
-            for (SinkStats sink : run.sinkStats) {
-                long[] lastArrival = sink.lastArrivalBySourceTime;
-                for (int b = 0; b < Math.min(flipBucket, lastArrival.length); b++) {
-                    drainEnd = Math.max(drainEnd, lastArrival[b]);
-                }
-            }
+            long drainEnd = run.lastArrivalBefore(run.bucketOf(flipNanos) - 1);
             result.drainMillis = (drainEnd - flipNanos) / 1e6;
             long flipAt = flipMillis;
             long drainEndMillis = flipAt + Math.round(result.drainMillis);
