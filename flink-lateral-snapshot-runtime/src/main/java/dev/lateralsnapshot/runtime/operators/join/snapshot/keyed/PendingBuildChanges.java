@@ -20,6 +20,7 @@ import org.apache.flink.runtime.state.internal.InternalListState;
 import org.apache.flink.streaming.api.operators.InternalTimerService;
 import org.apache.flink.table.data.RowData;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -69,10 +70,16 @@ final class PendingBuildChanges {
     private final Map<KeyAndTime, List<RowData>> heap = new HashMap<>();
 
     /**
-     * The keys and times on the heap, by time, each in the order its first row came. A key and time
-     * that a timer took, or that went into the state, stays listed until its time is released.
+     * The keys and times on the heap, by time, in two parts: each time that came later than all
+     * before it in a queue, the others in a sorted map. A changelog read in the order of its times,
+     * as a topic of a table's changes holds it, then costs an append per time instead of an
+     * insertion into a tree. A time may be in both parts; the order of the keys of one time changes
+     * nothing, since a key's changes are applied to that key's state alone. A key and time that a
+     * timer took, or that went into the state, stays listed until its time is released.
      */
-    private final TreeMap<Long, List<KeyAndTime>> heapTimes = new TreeMap<>();
+    private final ArrayDeque<TimeKeys> ascendingTimes = new ArrayDeque<>();
+
+    private final TreeMap<Long, List<KeyAndTime>> otherTimes = new TreeMap<>();
 
     private int heapRows;
 
@@ -108,6 +115,16 @@ final class PendingBuildChanges {
         @Override
         public int hashCode() {
             return hash;
+        }
+    }
+
+    /** A time in the queue of ascending times, and its keys. */
+    private static final class TimeKeys {
+        final long time;
+        final List<KeyAndTime> keys = new ArrayList<>(1);
+
+        TimeKeys(long time) {
+            this.time = time;
         }
     }
 
@@ -159,7 +176,7 @@ final class PendingBuildChanges {
             if (rows == null) {
                 rows = new ArrayList<>(2);
                 heap.put(at, rows);
-                heapTimes.computeIfAbsent(time, ignored -> new ArrayList<>()).add(at);
+                listTime(at);
             }
             rows.add(change);
             heapRows++;
@@ -178,14 +195,30 @@ final class PendingBuildChanges {
         return true;
     }
 
+    private void listTime(KeyAndTime at) {
+        TimeKeys last = ascendingTimes.peekLast();
+        if (last == null || at.time > last.time) {
+            last = new TimeKeys(at.time);
+            ascendingTimes.addLast(last);
+        } else if (at.time < last.time) {
+            otherTimes.computeIfAbsent(at.time, ignored -> new ArrayList<>()).add(at);
+            return;
+        }
+        last.keys.add(at);
+    }
+
     /** Whether changes wait on the heap with a time up to this one. */
     boolean hasHeapRowsUpTo(long time) {
-        return !heapTimes.isEmpty() && heapTimes.firstKey() <= time;
+        return (!ascendingTimes.isEmpty() || !otherTimes.isEmpty()) && firstHeapTime() <= time;
     }
 
     /** The earliest time of the changes on the heap; call only when some wait there. */
     long firstHeapTime() {
-        return heapTimes.firstKey();
+        if (otherTimes.isEmpty()) {
+            return ascendingTimes.getFirst().time;
+        }
+        long first = otherTimes.firstKey();
+        return ascendingTimes.isEmpty() ? first : Math.min(first, ascendingTimes.getFirst().time);
     }
 
     /** Whether keyed state holds changes, which their timers release. */
@@ -198,10 +231,18 @@ final class PendingBuildChanges {
      * key's in arrival order.
      */
     void releaseHeap(long time, KeyRows consumer) throws Exception {
-        List<KeyAndTime> keysAndTimes = heapTimes.remove(time);
-        if (keysAndTimes == null) {
-            return;
+        List<KeyAndTime> others = otherTimes.isEmpty() ? null : otherTimes.remove(time);
+        if (others != null) {
+            release(others, consumer);
         }
+        TimeKeys first = ascendingTimes.peekFirst();
+        if (first != null && first.time == time) {
+            ascendingTimes.removeFirst();
+            release(first.keys, consumer);
+        }
+    }
+
+    private void release(List<KeyAndTime> keysAndTimes, KeyRows consumer) throws Exception {
         for (KeyAndTime at : keysAndTimes) {
             List<RowData> rows = heap.remove(at);
             if (rows != null) {
@@ -248,7 +289,8 @@ final class PendingBuildChanges {
      */
     void writeToState(InternalTimerService<Long> timers) throws Exception {
         if (heap.isEmpty()) {
-            heapTimes.clear();
+            ascendingTimes.clear();
+            otherTimes.clear();
             return;
         }
         Object currentKey = backend.getCurrentKey();
@@ -261,7 +303,8 @@ final class PendingBuildChanges {
             timers.registerEventTimeTimer(time, time);
         }
         heap.clear();
-        heapTimes.clear();
+        ascendingTimes.clear();
+        otherTimes.clear();
         heapRows = 0;
         if (currentKey != null) {
             backend.setCurrentKey(currentKey);

@@ -112,6 +112,36 @@ class PendingBuildChangesTest extends BackendTestBase {
     }
 
     @TestTemplate
+    void releasesTimesThatCameInAndOutOfOrderOnceEachInTimeOrder() throws Exception {
+        try (Host host = host(PendingBuildChanges.MAX_HEAP_ROWS)) {
+            host.add("A", 1, 10);
+            host.add("B", 2, 12);
+            host.add("C", 3, 11);
+            host.add("D", 4, 12);
+            host.add("A", 5, 10);
+            // A time that came in order before, now out of order for another key.
+            host.add("E", 6, 10);
+            host.add("F", 7, 13);
+            host.add("G", 8, 9);
+
+            assertThat(host.pending.firstHeapTime()).isEqualTo(9);
+            assertThat(host.releaseHeap(9)).containsExactly("+I(G,8,9)");
+            assertThat(host.pending.firstHeapTime()).isEqualTo(10);
+            assertThat(host.releaseHeap(10))
+                    .containsExactlyInAnyOrder("+I(A,1,10)", "+I(A,5,10)", "+I(E,6,10)")
+                    .containsSubsequence("+I(A,1,10)", "+I(A,5,10)");
+            assertThat(host.pending.hasHeapRowsUpTo(10)).isFalse();
+            assertThat(host.pending.firstHeapTime()).isEqualTo(11);
+            assertThat(host.releaseHeap(11)).containsExactly("+I(C,3,11)");
+            assertThat(host.releaseHeap(12)).containsExactly("+I(B,2,12)", "+I(D,4,12)");
+            assertThat(host.pending.hasHeapRowsUpTo(12)).isFalse();
+            assertThat(host.releaseHeap(13)).containsExactly("+I(F,7,13)");
+            assertThat(host.pending.hasHeapRowsUpTo(Long.MAX_VALUE)).isFalse();
+            assertThat(host.stateCalls).hasValue(0);
+        }
+    }
+
+    @TestTemplate
     void rowsATimerTookAreNotReleasedAgain() throws Exception {
         try (Host host = host(PendingBuildChanges.MAX_HEAP_ROWS)) {
             host.add("A", 1, 10);
