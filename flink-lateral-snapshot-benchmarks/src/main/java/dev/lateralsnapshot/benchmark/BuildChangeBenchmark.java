@@ -160,6 +160,22 @@ public class BuildChangeBenchmark {
                     }
                 }
             }
+        },
+        /**
+         * Inserts on distinct keys, each at a time of its own in ascending order, as a snapshot
+         * whose rows carry their update times arrives from a topic ordered by them; a watermark
+         * after every 10,000 changes, so that as many wait at a time, each time with one key.
+         */
+        INSERTS_OWN_TIMES {
+            @Override
+            void generate(int changes, List<StreamRecord<RowData>> records, List<Watermark> marks) {
+                for (int i = 0; i < changes; i++) {
+                    add(records, marks, JoinFixture.buildRow(RowKind.INSERT, i, "v" + i, 1 + i));
+                    if (i % 10_000 == 9_999 || i == changes - 1) {
+                        mark(marks, 1 + i);
+                    }
+                }
+            }
         };
 
         abstract void generate(
@@ -211,6 +227,7 @@ public class BuildChangeBenchmark {
         "UPDATES_ONE_KEY_ONE_WATERMARK",
         "INSERTS_ONE_KEY_SAME_TIME",
         "INSERTS_SPREAD",
+        "INSERTS_OWN_TIMES",
         "UPDATES_MOVING_OFF_ONE_KEY"
     })
     public Scenario scenario;
