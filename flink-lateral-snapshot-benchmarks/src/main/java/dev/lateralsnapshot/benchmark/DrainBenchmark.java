@@ -36,8 +36,12 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
+import java.util.Collections;
+import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 
 /**
  * The drain at the flip on the heap backend: one shot flips a fresh operator whose load phase
@@ -82,20 +86,15 @@ public class DrainBenchmark {
         // Applies the build rows, still in the load phase.
         harness.processWatermark2(new Watermark(BUILD_TIME));
         // The facts of the backlog arrive in no order of their keys.
-        Random random = new Random(42);
-        int[] order = new int[BUFFERED_ROWS];
-        for (int i = 0; i < BUFFERED_ROWS; i++) {
-            order[i] = i % keys;
-        }
-        for (int i = BUFFERED_ROWS - 1; i > 0; i--) {
-            int j = random.nextInt(i + 1);
-            int swapped = order[i];
-            order[i] = order[j];
-            order[j] = swapped;
-        }
+        List<Integer> order =
+                IntStream.range(0, BUFFERED_ROWS)
+                        .map(i -> i % keys)
+                        .boxed()
+                        .collect(Collectors.toList());
+        Collections.shuffle(order, new Random(42));
         for (int i = 0; i < BUFFERED_ROWS; i++) {
             harness.processElement1(
-                    new StreamRecord<>(JoinFixture.probeRow(order[i], "payload-" + i)));
+                    new StreamRecord<>(JoinFixture.probeRow(order.get(i), "payload-" + i)));
         }
         if (output.drain() != 0) {
             throw new IllegalStateException("The load phase emitted rows.");
