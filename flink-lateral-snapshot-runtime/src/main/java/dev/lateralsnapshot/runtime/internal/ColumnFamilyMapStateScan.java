@@ -23,8 +23,9 @@ import org.apache.flink.runtime.state.RegisteredStateMetaInfoBase;
 
 import javax.annotation.Nullable;
 
-import java.io.IOException;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * A scan of a map state in its {@link StoreColumn}, as Flink's RocksDB and ForSt backends keep it:
@@ -39,10 +40,19 @@ import java.util.Arrays;
  *       CompositeKeySerializationUtils} writes them, followed by the serialized map key, so that a
  *       key's entries follow one another in the order of their map keys;
  *   <li>a map state's value in the store is a flag that is true for a null value, followed by the
- *       serialized value.
+ *       serialized value;
+ *   <li>the store orders its keys by their bytes, so that a key followed by a zero byte is the
+ *       first key after it.
  * </ul>
+ *
+ * <p>Entries removed one after the other, as a drain removes them, go with one range removal, which
+ * writes a single tombstone where a removal per entry writes one each: a long drain then neither
+ * fills the store's write buffers with tombstones nor makes a checkpoint flush them.
  */
 final class ColumnFamilyMapStateScan<K, V> implements MapStateScan<K, V> {
+
+    /** Removals in a row from which the scan removes them with one range removal. */
+    static final int RANGE_REMOVAL_MIN_ENTRIES = 64;
 
     private final StoreColumn column;
     private final int keyGroupPrefixBytes;
@@ -69,6 +79,21 @@ final class ColumnFamilyMapStateScan<K, V> implements MapStateScan<K, V> {
     /** Whether removals may wait in the write batch. */
     private boolean removed;
 
+    /**
+     * The entries removed one after the other since the last one the scan passed without removing
+     * it, or since the last flush, in scan order; the store holds no other entry between them.
+     */
+    private final List<byte[]> run = new ArrayList<>();
+
+    /**
+     * The last entry of the run, once it is long enough for a range removal; the list then keeps no
+     * more of it.
+     */
+    @Nullable private byte[] runEnd;
+
+    /** Whether the current entry was removed. */
+    private boolean currentRemoved;
+
     @SuppressWarnings("unchecked")
     ColumnFamilyMapStateScan(StoreColumn column, String stateName) {
         RegisteredStateMetaInfoBase metaInfo = column.metaInfo();
@@ -91,10 +116,15 @@ final class ColumnFamilyMapStateScan<K, V> implements MapStateScan<K, V> {
     }
 
     @Override
-    public boolean next() throws IOException {
+    public boolean next() throws Exception {
         if (ended) {
             return false;
         }
+        if (!currentRemoved) {
+            // An entry stays: the run ends before it.
+            writeRun();
+        }
+        currentRemoved = false;
         if (!iterating) {
             column.openIterator();
             iterating = true;
@@ -161,12 +191,42 @@ final class ColumnFamilyMapStateScan<K, V> implements MapStateScan<K, V> {
         if (entry == null) {
             throw new IllegalStateException("The scan is at no entry.");
         }
-        column.removeEntry(entry);
-        removed = true;
+        if (currentRemoved) {
+            return;
+        }
+        currentRemoved = true;
+        if (runEnd != null) {
+            runEnd = entry;
+        } else {
+            run.add(entry);
+            if (run.size() == RANGE_REMOVAL_MIN_ENTRIES) {
+                runEnd = entry;
+            }
+        }
+    }
+
+    /**
+     * Writes the removals of the run out: a long run as one range removal, from its first entry to
+     * just past its last, a short one entry by entry, as a range removal costs every later read of
+     * the range a little until the store compacts it away.
+     */
+    private void writeRun() throws Exception {
+        if (runEnd != null) {
+            column.removeRange(run.get(0), Arrays.copyOf(runEnd, runEnd.length + 1));
+            runEnd = null;
+        } else {
+            for (byte[] removal : run) {
+                column.removeEntry(removal);
+                removed = true;
+            }
+        }
+        run.clear();
     }
 
     @Override
     public void flush() throws Exception {
+        writeRun();
+        currentRemoved = false;
         if (removed) {
             column.writeRemovals();
             removed = false;
@@ -189,6 +249,7 @@ final class ColumnFamilyMapStateScan<K, V> implements MapStateScan<K, V> {
 
     @Override
     public void close() throws Exception {
+        writeRun();
         releaseIterator();
         column.closeRemovals();
     }

@@ -152,6 +152,11 @@ final class ForStStoreColumn implements StoreColumn {
     }
 
     @Override
+    public void removeRange(byte[] from, byte[] to) throws Exception {
+        db.deleteRange(state.columnFamilyHandle, writeOptions, from, to);
+    }
+
+    @Override
     public void writeRemovals() throws Exception {
         if (removals != null) {
             removals.flush();

@@ -57,7 +57,11 @@ public interface MapStateScan<K, V> extends AutoCloseable {
     /** The value of the entry. */
     V value();
 
-    /** Removes the entry from the state, at the latest at the next {@link #flush}. */
+    /**
+     * Removes the entry from the state, at the latest at the next {@link #flush}. Entries removed
+     * one after the other may go with one removal of the range they span: until the next flush,
+     * nothing may write to the state.
+     */
     void removeCurrent() throws Exception;
 
     /** Writes the removals out, so that reads of the state and its snapshots see them. */

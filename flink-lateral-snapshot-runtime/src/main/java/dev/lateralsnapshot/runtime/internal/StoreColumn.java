@@ -24,8 +24,8 @@ import java.util.Optional;
 /**
  * The column family that a state of a keyed state backend lives in, where the backend keeps every
  * state in a RocksDB-like store of sorted bytes, one column family per state: one iterator at a
- * time over it, and a write batch of removals. An implementation holds the store's own classes,
- * which differ by package between Flink's RocksDB and ForSt backends.
+ * time over it, a write batch of removals, and removals of ranges. An implementation holds the
+ * store's own classes, which differ by package between Flink's RocksDB and ForSt backends.
  */
 interface StoreColumn {
 
@@ -101,6 +101,12 @@ interface StoreColumn {
 
     /** Adds the removal of an entry to the write batch, which writes itself out when full. */
     void removeEntry(byte[] storeKey) throws Exception;
+
+    /**
+     * Removes every entry from {@code from}, inclusive, to {@code to}, exclusive, in the store's
+     * byte order, with one range removal instead of one per entry; written out at once.
+     */
+    void removeRange(byte[] from, byte[] to) throws Exception;
 
     /** Writes out what the batch holds. */
     void writeRemovals() throws Exception;

@@ -29,6 +29,11 @@ import java.util.Map;
 import java.util.Optional;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.Mockito.never;
+import static org.mockito.Mockito.spy;
+import static org.mockito.Mockito.times;
+import static org.mockito.Mockito.verify;
 
 /**
  * Guards {@link ColumnFamilyMapStateScan} on each backend that has a {@link StoreColumn}: what the
@@ -180,5 +185,80 @@ abstract class ColumnFamilyMapStateScanTest extends StoreColumnHarness {
                     .as("a key read from the store equals the key selector's, as the heap's do")
                     .isEqualTo(key("k"));
         }
+    }
+
+    /** A column that records the removals the scan makes, around the backend's own. */
+    private StoreColumn recordedColumn() {
+        KeyedStateBackend<RowData> backend = keyedBackend();
+        return spy(StoreColumn.open(backend, MAP.getName()).orElseThrow());
+    }
+
+    /** Writes keys k000, k001, ... with one entry each, and returns how many. */
+    private int putKeys(int count) throws Exception {
+        for (int i = 0; i < count; i++) {
+            put(String.format("k%03d", i), i);
+        }
+        return count;
+    }
+
+    private void assertAllRemovedBut(int count, List<String> kept) throws Exception {
+        for (int i = 0; i < count; i++) {
+            String key = String.format("k%03d", i);
+            assertThat(entriesOf(key).isEmpty())
+                    .as("%s removed", key)
+                    .isEqualTo(!kept.contains(key));
+        }
+    }
+
+    @Test
+    void removesALongRunOfEntriesWithOneRangeRemovalThatSparesLaterWrites() throws Exception {
+        open(128);
+        int keys = putKeys(ColumnFamilyMapStateScan.RANGE_REMOVAL_MIN_ENTRIES + 36);
+        StoreColumn column = recordedColumn();
+
+        try (MapStateScan<RowData, RowData> scan =
+                new ColumnFamilyMapStateScan<>(column, MAP.getName())) {
+            List<String> read = readAll(scan, true);
+            assertThat(read).hasSize(keys);
+            scan.flush();
+            assertAllRemovedBut(keys, List.of());
+            // Written after the flush, inside the range that the removal spanned.
+            put(String.format("k%03d", keys / 2), 1000);
+        }
+
+        verify(column, times(1)).removeRange(any(), any());
+        verify(column, never()).removeEntry(any());
+        assertThat(entriesOf(String.format("k%03d", keys / 2)).values())
+                .as("an entry written after the range removal")
+                .hasSize(1);
+    }
+
+    @Test
+    void anEntryKeptOrAFlushEndsARunAndShortRunsAreRemovedEntryByEntry() throws Exception {
+        open(128);
+        int min = ColumnFamilyMapStateScan.RANGE_REMOVAL_MIN_ENTRIES;
+        // In scan order: a long run, a kept entry, a short run, a flush, a long run.
+        int keys = putKeys(min + 1 + 10 + min + 5);
+        StoreColumn column = recordedColumn();
+        List<String> kept = new ArrayList<>();
+
+        try (MapStateScan<RowData, RowData> scan =
+                new ColumnFamilyMapStateScan<>(column, MAP.getName())) {
+            for (int position = 0; scan.next(); position++) {
+                if (position == min) {
+                    kept.add(scan.key().getString(0).toString());
+                    continue;
+                }
+                scan.removeCurrent();
+                if (position == min + 10) {
+                    scan.flush();
+                }
+            }
+        }
+
+        verify(column, times(2)).removeRange(any(), any());
+        verify(column, times(10)).removeEntry(any());
+        assertThat(kept).hasSize(1);
+        assertAllRemovedBut(keys, kept);
     }
 }
