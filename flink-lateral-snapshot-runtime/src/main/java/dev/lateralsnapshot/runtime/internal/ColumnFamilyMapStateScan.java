@@ -228,7 +228,7 @@ final class ColumnFamilyMapStateScan<K, V> implements MapStateScan<K, V> {
         writeRun();
         currentRemoved = false;
         if (removed) {
-            column.writeRemovals();
+            column.writeBatch();
             removed = false;
         }
     }
@@ -251,6 +251,6 @@ final class ColumnFamilyMapStateScan<K, V> implements MapStateScan<K, V> {
     public void close() throws Exception {
         writeRun();
         releaseIterator();
-        column.closeRemovals();
+        column.closeBatch();
     }
 }

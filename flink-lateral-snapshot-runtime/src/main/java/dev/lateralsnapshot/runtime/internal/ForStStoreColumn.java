@@ -49,8 +49,8 @@ final class ForStStoreColumn implements StoreColumn {
     private final ReadOptions readOptions;
     private final WriteOptions writeOptions;
 
-    /** Made at the first removal: a column that is only read needs none. */
-    @Nullable private ForStDBWriteBatchWrapper removals;
+    /** Made at the first put or removal: a column that is only read needs none. */
+    @Nullable private ForStDBWriteBatchWrapper batch;
 
     @Nullable private ForStIteratorWrapper iterator;
 
@@ -95,6 +95,16 @@ final class ForStStoreColumn implements StoreColumn {
     @Override
     public TypeSerializer<?> keySerializer() {
         return backend.getKeySerializer();
+    }
+
+    @Override
+    public Object currentKey() {
+        return backend.getCurrentKey();
+    }
+
+    @Override
+    public int currentKeyGroup() {
+        return backend.getCurrentKeyGroupIndex();
     }
 
     @Override
@@ -144,11 +154,20 @@ final class ForStStoreColumn implements StoreColumn {
     }
 
     @Override
+    public void putEntry(byte[] storeKey, byte[] value) throws Exception {
+        batch().put(state.columnFamilyHandle, storeKey, value);
+    }
+
+    @Override
     public void removeEntry(byte[] storeKey) throws Exception {
-        if (removals == null) {
-            removals = new ForStDBWriteBatchWrapper(db, writeOptions, REMOVALS_PER_BATCH, 0);
+        batch().remove(state.columnFamilyHandle, storeKey);
+    }
+
+    private ForStDBWriteBatchWrapper batch() {
+        if (batch == null) {
+            batch = new ForStDBWriteBatchWrapper(db, writeOptions, ENTRIES_PER_BATCH, 0);
         }
-        removals.remove(state.columnFamilyHandle, storeKey);
+        return batch;
     }
 
     @Override
@@ -157,17 +176,17 @@ final class ForStStoreColumn implements StoreColumn {
     }
 
     @Override
-    public void writeRemovals() throws Exception {
-        if (removals != null) {
-            removals.flush();
+    public void writeBatch() throws Exception {
+        if (batch != null) {
+            batch.flush();
         }
     }
 
     @Override
-    public void closeRemovals() throws Exception {
-        if (removals != null) {
-            removals.close();
-            removals = null;
+    public void closeBatch() throws Exception {
+        if (batch != null) {
+            batch.close();
+            batch = null;
         }
     }
 }

@@ -46,8 +46,8 @@ final class RocksDbStoreColumn implements StoreColumn {
     private final ReadOptions readOptions;
     private final WriteOptions writeOptions;
 
-    /** Made at the first removal: a column that is only read needs none. */
-    @Nullable private RocksDBWriteBatchWrapper removals;
+    /** Made at the first put or removal: a column that is only read needs none. */
+    @Nullable private RocksDBWriteBatchWrapper batch;
 
     @Nullable private RocksIteratorWrapper iterator;
 
@@ -91,6 +91,16 @@ final class RocksDbStoreColumn implements StoreColumn {
     @Override
     public TypeSerializer<?> keySerializer() {
         return backend.getKeySerializer();
+    }
+
+    @Override
+    public Object currentKey() {
+        return backend.getCurrentKey();
+    }
+
+    @Override
+    public int currentKeyGroup() {
+        return backend.getCurrentKeyGroupIndex();
     }
 
     @Override
@@ -141,11 +151,20 @@ final class RocksDbStoreColumn implements StoreColumn {
     }
 
     @Override
+    public void putEntry(byte[] storeKey, byte[] value) throws Exception {
+        batch().put(state.columnFamilyHandle, storeKey, value);
+    }
+
+    @Override
     public void removeEntry(byte[] storeKey) throws Exception {
-        if (removals == null) {
-            removals = new RocksDBWriteBatchWrapper(db, writeOptions, REMOVALS_PER_BATCH, 0);
+        batch().remove(state.columnFamilyHandle, storeKey);
+    }
+
+    private RocksDBWriteBatchWrapper batch() {
+        if (batch == null) {
+            batch = new RocksDBWriteBatchWrapper(db, writeOptions, ENTRIES_PER_BATCH, 0);
         }
-        removals.remove(state.columnFamilyHandle, storeKey);
+        return batch;
     }
 
     @Override
@@ -154,17 +173,17 @@ final class RocksDbStoreColumn implements StoreColumn {
     }
 
     @Override
-    public void writeRemovals() throws Exception {
-        if (removals != null) {
-            removals.flush();
+    public void writeBatch() throws Exception {
+        if (batch != null) {
+            batch.flush();
         }
     }
 
     @Override
-    public void closeRemovals() throws Exception {
-        if (removals != null) {
-            removals.close();
-            removals = null;
+    public void closeBatch() throws Exception {
+        if (batch != null) {
+            batch.close();
+            batch = null;
         }
     }
 }

@@ -24,13 +24,13 @@ import java.util.Optional;
 /**
  * The column family that a state of a keyed state backend lives in, where the backend keeps every
  * state in a RocksDB-like store of sorted bytes, one column family per state: one iterator at a
- * time over it, a write batch of removals, and removals of ranges. An implementation holds the
- * store's own classes, which differ by package between Flink's RocksDB and ForSt backends.
+ * time over it, a write batch of puts and removals, and removals of ranges. An implementation holds
+ * the store's own classes, which differ by package between Flink's RocksDB and ForSt backends.
  */
 interface StoreColumn {
 
-    /** Removals per write batch. */
-    int REMOVALS_PER_BATCH = 1_000;
+    /** Puts and removals per write batch. */
+    int ENTRIES_PER_BATCH = 1_000;
 
     /**
      * The column family of the state of this name, registered with the backend before; empty where
@@ -78,6 +78,12 @@ interface StoreColumn {
     /** The serializer of the backend's keys. */
     TypeSerializer<?> keySerializer();
 
+    /** The backend's current key. */
+    Object currentKey();
+
+    /** The key group of the backend's current key, as the backend computed it when it was set. */
+    int currentKeyGroup();
+
     /** What the backend registered of the state: its kind and serializers. */
     RegisteredStateMetaInfoBase metaInfo();
 
@@ -99,6 +105,9 @@ interface StoreColumn {
 
     void closeIterator();
 
+    /** Adds the put of an entry to the write batch, which writes itself out when full. */
+    void putEntry(byte[] storeKey, byte[] value) throws Exception;
+
     /** Adds the removal of an entry to the write batch, which writes itself out when full. */
     void removeEntry(byte[] storeKey) throws Exception;
 
@@ -109,8 +118,8 @@ interface StoreColumn {
     void removeRange(byte[] from, byte[] to) throws Exception;
 
     /** Writes out what the batch holds. */
-    void writeRemovals() throws Exception;
+    void writeBatch() throws Exception;
 
     /** Writes out what the batch holds and frees it. */
-    void closeRemovals() throws Exception;
+    void closeBatch() throws Exception;
 }

@@ -32,6 +32,27 @@ class ForStStoreColumnTest {
     }
 
     @Nested
+    class Writes extends SortedColumnWritesTest {
+        Writes() {
+            super(new ForStStateBackend(), ForStStoreColumn.BACKEND_CLASS);
+        }
+    }
+
+    @Nested
+    class ValueWrites extends ColumnFamilyValueStateWritesTest {
+        ValueWrites() {
+            super(new ForStStateBackend(), ForStStoreColumn.BACKEND_CLASS);
+        }
+    }
+
+    @Nested
+    class MapWrites extends ColumnFamilyMapStateWritesTest {
+        MapWrites() {
+            super(new ForStStateBackend(), ForStStoreColumn.BACKEND_CLASS);
+        }
+    }
+
+    @Nested
     class Cursor extends ColumnFamilyValueStateCursorTest {
         Cursor() {
             super(new ForStStateBackend(), ForStStoreColumn.BACKEND_CLASS);

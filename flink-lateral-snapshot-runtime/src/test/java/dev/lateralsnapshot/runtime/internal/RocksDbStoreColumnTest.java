@@ -33,6 +33,27 @@ class RocksDbStoreColumnTest {
     }
 
     @Nested
+    class Writes extends SortedColumnWritesTest {
+        Writes() {
+            super(new EmbeddedRocksDBStateBackend(), RocksDbStoreColumn.BACKEND_CLASS);
+        }
+    }
+
+    @Nested
+    class ValueWrites extends ColumnFamilyValueStateWritesTest {
+        ValueWrites() {
+            super(new EmbeddedRocksDBStateBackend(), RocksDbStoreColumn.BACKEND_CLASS);
+        }
+    }
+
+    @Nested
+    class MapWrites extends ColumnFamilyMapStateWritesTest {
+        MapWrites() {
+            super(new EmbeddedRocksDBStateBackend(), RocksDbStoreColumn.BACKEND_CLASS);
+        }
+    }
+
+    @Nested
     class Cursor extends ColumnFamilyValueStateCursorTest {
         Cursor() {
             super(new EmbeddedRocksDBStateBackend(), RocksDbStoreColumn.BACKEND_CLASS);
@@ -46,6 +67,8 @@ class RocksDbStoreColumnTest {
             host.map().put(1L, value("a", 1));
             assertThat(ValueStateCursor.open(keyedBackend(), VALUE.getName())).isEmpty();
             assertThat(MapStateScan.open(keyedBackend(), MAP.getName())).isEmpty();
+            assertThat(ValueStateWrites.open(keyedBackend(), VALUE.getName())).isEmpty();
+            assertThat(MapStateWrites.open(keyedBackend(), MAP.getName())).isEmpty();
         }
     }
 }

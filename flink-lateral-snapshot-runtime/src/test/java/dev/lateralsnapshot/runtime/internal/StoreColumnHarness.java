@@ -37,6 +37,9 @@ import org.apache.flink.table.types.logical.VarCharType;
 
 import org.junit.jupiter.api.AfterEach;
 
+import java.util.LinkedHashMap;
+import java.util.Map;
+
 /**
  * A keyed state backend in a test harness, with a map state and value states written through
  * Flink's own state API, for the guard tests of the hooks over a {@link StoreColumn}. Keys are
@@ -109,6 +112,32 @@ abstract class StoreColumnHarness {
 
     static RowData value(String key, long number) {
         return GenericRowData.of(StringData.fromString(key), number);
+    }
+
+    /** The name of key {@code i}: of different lengths, and in no order of their bytes. */
+    static String unorderedName(int i) {
+        return (i * 7919 % 1000) + (i % 2 == 0 ? "" : " a key of more than seven bytes");
+    }
+
+    /** The key's value in the value state {@link #VALUE}, as text; null when it has none. */
+    String valueOf(String key) throws Exception {
+        host.setCurrentKey(key(key));
+        RowData value = host.value(VALUE).value();
+        return value == null ? null : value.getString(0) + "/" + value.getLong(1);
+    }
+
+    /**
+     * The key's entries in the map state {@link #MAP}, values as text, as the map state lists them.
+     */
+    Map<Long, String> entriesOf(String key) throws Exception {
+        host.setCurrentKey(key(key));
+        Map<Long, String> entries = new LinkedHashMap<>();
+        for (Map.Entry<Long, RowData> entry : host.map().entries()) {
+            entries.put(
+                    entry.getKey(),
+                    entry.getValue().getString(0) + "/" + entry.getValue().getLong(1));
+        }
+        return entries;
     }
 
     @SuppressWarnings("unchecked")
