@@ -170,7 +170,7 @@ final class BuildChangeOrder implements ReleasedBuildChanges {
             return false;
         }
         buildWatermark = watermark;
-        changes.releaseUpTo(watermark);
+        writer.applyReleased(() -> changes.releaseUpTo(watermark));
         return true;
     }
 
@@ -192,7 +192,7 @@ final class BuildChangeOrder implements ReleasedBuildChanges {
     void applyReceived() throws Exception {
         if (maxBuildTime != Long.MIN_VALUE && maxBuildTime > buildWatermark) {
             appliedAtFlip = maxBuildTime;
-            changes.releaseUpTo(maxBuildTime);
+            writer.applyReleased(() -> changes.releaseUpTo(maxBuildTime));
         }
     }
 
@@ -204,7 +204,7 @@ final class BuildChangeOrder implements ReleasedBuildChanges {
      */
     void releaseRestoredWatermark() throws Exception {
         if (restoredBuildWatermark > buildWatermark) {
-            changes.releaseUpTo(restoredBuildWatermark);
+            writer.applyReleased(() -> changes.releaseUpTo(restoredBuildWatermark));
         }
     }
 }

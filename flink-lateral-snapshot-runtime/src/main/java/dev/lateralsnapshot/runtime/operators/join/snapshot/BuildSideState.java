@@ -48,6 +48,19 @@ public abstract class BuildSideState {
 
     public abstract void add(RowData row) throws Exception;
 
+    /**
+     * Lets the rows added from now on be held and written to the state together at {@link
+     * #writeHeldAdds}, where the layout and the state backend allow: a backend of sorted bytes
+     * takes many writes in its own order of keys for less than the same writes one by one. Reads of
+     * the build rows in between see the rows held.
+     */
+    public void startHoldingAdds() {}
+
+    /**
+     * Writes the rows held since {@link #startHoldingAdds} to the state; holds none from now on.
+     */
+    public void writeHeldAdds() throws Exception {}
+
     /** Removes one occurrence of the row; returns false when there was nothing to remove. */
     public abstract boolean retract(RowData row) throws Exception;
 

@@ -17,6 +17,7 @@ package dev.lateralsnapshot.runtime.operators.join.snapshot;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.types.RowKind;
+import org.apache.flink.util.function.ThrowingRunnable;
 
 import javax.annotation.Nullable;
 
@@ -74,6 +75,16 @@ final class BuildSideWriter {
             unmatchedRetractions.inc();
         }
         changesApplied.inc();
+    }
+
+    /**
+     * Applies the changes that a release of build changes applies ({@link #apply} for each), and
+     * lets the build side hold the rows they add until the release ends, to write them together.
+     */
+    void applyReleased(ThrowingRunnable<Exception> release) throws Exception {
+        buildSide.startHoldingAdds();
+        release.run();
+        buildSide.writeHeldAdds();
     }
 
     /** Evicts every build row of the current key, whose TTL clock expired. */

@@ -100,6 +100,37 @@ class LateralSnapshotJoinRestoreTest extends LateralSnapshotJoinTestBase {
     }
 
     @TestTemplate
+    void aSnapshotRightAfterABuildWatermarkKeepsEveryRowItReleasedOfEachLayout() throws Exception {
+        for (BuildSideLayout layout : BuildSideLayout.values()) {
+            OperatorSubtaskState snapshot;
+            try (JoinHarness harness = harness(join().layout(layout))) {
+                harness.open();
+                harness.processElement1(probe("o1", "A"));
+                harness.processElement1(probe("o2", "B"));
+                harness.processElement2(insert("A", 1, 10));
+                harness.processElement2(insert("B", 2, 20));
+                harness.processElement2(insert("C", 3, 30));
+                // Released by the watermark, and neither read nor written since.
+                harness.processWatermark2(watermark(50));
+                snapshot = harness.snapshot(1L, 1L);
+            }
+
+            try (JoinHarness harness = harness(join().layout(layout))) {
+                harness.initializeState(snapshot);
+                harness.open();
+                harness.processElement1(probe("o3", "C"));
+                harness.processWatermark2(watermark(LOAD_COMPLETED_TIME));
+                assertThat(harness.takeOutput())
+                        .as("the joins of the build rows of layout %s", layout)
+                        .containsExactlyInAnyOrder(
+                                joined("o1", "A", 1, 10),
+                                joined("o2", "B", 2, 20),
+                                joined("o3", "C", 3, 30));
+            }
+        }
+    }
+
+    @TestTemplate
     void restoresInJoinPhaseWithBuildSideAndFreshMetrics() throws Exception {
         OperatorSubtaskState snapshot;
         try (JoinHarness harness = harness(join())) {

@@ -128,6 +128,12 @@ abstract class KeyedBuildSideState extends BuildSideState {
         }
     }
 
+    /**
+     * Lets this layout hold its adds and write them together ({@link #startHoldingAdds}), where the
+     * backend allows it; a layout whose adds read the key's rows first holds none.
+     */
+    void holdAddsIn(KeyedStateBackend<Object> backend) {}
+
     /** Name of the keyed state that has a value for every key with rows. */
     abstract String stateName();
 

@@ -127,6 +127,7 @@ final class KeyedJoinState implements JoinState {
                         ttl != null);
         ValueStateCursor.open(backend, buildSide.stateName())
                 .ifPresent(cursor -> buildSide.readInKeyOrderWith(cursor, keys));
+        buildSide.holdAddsIn(backend);
         if (ttl != null) {
             ttl.open(context, buildSide);
         }

@@ -15,6 +15,7 @@
 package dev.lateralsnapshot.runtime.operators.join.snapshot.keyed;
 
 import dev.lateralsnapshot.runtime.internal.MapStateScan;
+import dev.lateralsnapshot.runtime.internal.MapStateWrites;
 import dev.lateralsnapshot.runtime.operators.join.snapshot.LateralSnapshotJoinStateNames;
 import dev.lateralsnapshot.runtime.operators.join.snapshot.ProbeBuffer;
 import dev.lateralsnapshot.runtime.operators.join.snapshot.UnionLongState;
@@ -59,6 +60,13 @@ final class KeyedProbeBuffer implements ProbeBuffer {
     private KeyContext keys;
     private MapState<Long, RowData> rows;
 
+    /**
+     * Where the backend has them, the writes that hold the rows buffered while no drain runs, until
+     * a read of the buffer or a snapshot: the load phase's rows, which nothing reads until the
+     * flip, reach the store in its order of keys.
+     */
+    @Nullable private MapStateWrites<Long, RowData> heldRows;
+
     /** Whether the state backend iterates a key's rows in the order of their sequence numbers. */
     private boolean iteratesInOrder;
 
@@ -86,30 +94,48 @@ final class KeyedProbeBuffer implements ProbeBuffer {
                 store.getMapState(
                         new MapStateDescriptor<>(
                                 LateralSnapshotJoinStateNames.PROBE_BUFFER, Types.LONG, probeType));
+        this.heldRows =
+                MapStateWrites.<Long, RowData>open(
+                                backend, LateralSnapshotJoinStateNames.PROBE_BUFFER)
+                        .orElse(null);
         // Big-endian sequence numbers come in ascending order from a backend that iterates map
         // entries in the order of their serialized keys.
         this.iteratesInOrder = backendKind == StateBackendKind.SERIALIZED_IN_KEY_ORDER;
     }
 
     void snapshot() throws Exception {
+        writeHeldRows();
         sequenceState.update(sequence);
     }
 
     @Override
     public void add(RowData probeRow) throws Exception {
+        if (drain == null && heldRows != null) {
+            heldRows.put(sequence++, probeRow);
+            return;
+        }
         rows.put(sequence++, probeRow);
         if (drain != null) {
             drain.added();
         }
     }
 
+    /** Before every read of the buffer and every snapshot: writes the rows held out, if any. */
+    private void writeHeldRows() throws Exception {
+        if (heldRows != null && !heldRows.isEmpty()) {
+            heldRows.write();
+        }
+    }
+
     @Override
-    public boolean isEmpty() {
+    public boolean isEmpty() throws Exception {
+        writeHeldRows();
         return !KeyedStateKeys.hasKeys(backend, LateralSnapshotJoinStateNames.PROBE_BUFFER);
     }
 
     @Override
-    public Drain startDrain() {
+    public Drain startDrain() throws Exception {
+        writeHeldRows();
         Optional<MapStateScan<Object, RowData>> scan =
                 MapStateScan.open(backend, LateralSnapshotJoinStateNames.PROBE_BUFFER);
         drain = scan.isPresent() ? new ScanDrain(scan.get()) : new KeyedDrain();
@@ -118,6 +144,10 @@ final class KeyedProbeBuffer implements ProbeBuffer {
 
     @Override
     public void close() throws Exception {
+        if (heldRows != null) {
+            // The state goes with the operator: rows not written out have nowhere to go.
+            heldRows.discard();
+        }
         if (drain != null) {
             drain.close();
             drain = null;

@@ -14,6 +14,7 @@
 
 package dev.lateralsnapshot.runtime.operators.join.snapshot.keyed;
 
+import dev.lateralsnapshot.runtime.internal.ValueStateWrites;
 import dev.lateralsnapshot.runtime.operators.join.snapshot.LateralSnapshotJoinStateNames;
 
 import org.apache.flink.api.common.state.KeyedStateStore;
@@ -35,6 +36,15 @@ import javax.annotation.Nullable;
 final class SingleRowBuildSideState extends KeyedBuildSideState {
 
     private final ValueState<RowData> row;
+
+    /**
+     * Where the backend has them, the writes that hold the rows added between {@link
+     * #startHoldingAdds} and {@link #writeHeldAdds}: an add replaces the key's row without reading
+     * it, so a release of many build changes writes them in the store's order of keys.
+     */
+    @Nullable private ValueStateWrites<RowData> heldAdds;
+
+    private boolean holdingAdds;
 
     SingleRowBuildSideState(
             KeyedStateStore store,
@@ -60,12 +70,42 @@ final class SingleRowBuildSideState extends KeyedBuildSideState {
     void checkRestoredLayout(KeyedStateBackend<Object> backend, KeyContext keys) {}
 
     @Override
+    void holdAddsIn(KeyedStateBackend<Object> backend) {
+        heldAdds =
+                ValueStateWrites.<RowData>open(backend, LateralSnapshotJoinStateNames.BUILD_ROW)
+                        .orElse(null);
+    }
+
+    @Override
+    public void startHoldingAdds() {
+        holdingAdds = heldAdds != null;
+    }
+
+    @Override
+    public void writeHeldAdds() throws Exception {
+        holdingAdds = false;
+        flushHeldAdds();
+    }
+
+    /** Before every read and removal of the state: writes the rows held out, if any. */
+    private void flushHeldAdds() throws Exception {
+        if (heldAdds != null && !heldAdds.isEmpty()) {
+            heldAdds.write();
+        }
+    }
+
+    @Override
     public void add(RowData newRow) throws Exception {
-        row.update(newRow);
+        if (holdingAdds) {
+            heldAdds.put(newRow);
+        } else {
+            row.update(newRow);
+        }
     }
 
     @Override
     public boolean retract(RowData oldRow) throws Exception {
+        flushHeldAdds();
         if (row.value() == null) {
             return false;
         }
@@ -75,26 +115,31 @@ final class SingleRowBuildSideState extends KeyedBuildSideState {
 
     @Override
     public boolean visitRows(RowVisitor visitor) throws Exception {
+        flushHeldAdds();
         return visitSingleRow(row.value(), visitor);
     }
 
     @Override
     public KeyRows readRows() throws Exception {
+        flushHeldAdds();
         return singleRow(row.value());
     }
 
     @Override
     public KeyRows readRowsInKeyOrder(long version) throws Exception {
+        flushHeldAdds();
         return singleRow(valueInKeyOrder(row, version));
     }
 
     @Override
     public boolean isEmpty() throws Exception {
+        flushHeldAdds();
         return row.value() == null;
     }
 
     @Override
-    public void clear() {
+    public void clear() throws Exception {
+        flushHeldAdds();
         row.clear();
     }
 }

@@ -17,6 +17,7 @@ package dev.lateralsnapshot.runtime.operators.join.snapshot.keyed;
 import dev.lateralsnapshot.runtime.operators.join.snapshot.BackendTestBase;
 import dev.lateralsnapshot.runtime.operators.join.snapshot.ProbeBuffer;
 
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 
@@ -72,6 +73,26 @@ class KeyedProbeBufferTest extends BackendTestBase {
                     .filteredOn(row -> row.startsWith("+I(A"))
                     .containsExactly("+I(A,1,0)", "+I(A,2,0)", "+I(A,3,0)");
             assertThat(host.buffer.isEmpty()).isTrue();
+        }
+    }
+
+    @TestTemplate
+    void aReadOfTheBufferAndASnapshotSeeEveryRowBufferedBeforeThem() throws Exception {
+        OperatorSubtaskState snapshot;
+        try (Host host = new Host(new KeyedStateHost(createStateBackend(), null))) {
+            host.add("A", 1);
+            assertThat(host.buffer.isEmpty()).as("one row buffered").isFalse();
+            host.add("B", 1);
+            host.add("A", 2);
+            host.buffer.snapshot();
+            snapshot = host.keyed.harness.snapshot(1L, 1L);
+        }
+
+        try (Host host = new Host(new KeyedStateHost(createStateBackend(), snapshot))) {
+            assertThat(host.buffer.isEmpty()).isFalse();
+            assertThat(host.drainAll(host.buffer.startDrain())).isTrue();
+            assertThat(KeyedStateHost.text(host.joined))
+                    .containsExactlyInAnyOrder("+I(A,1,0)", "+I(A,2,0)", "+I(B,1,0)");
         }
     }
 
