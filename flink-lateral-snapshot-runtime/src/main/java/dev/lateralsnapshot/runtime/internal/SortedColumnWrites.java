@@ -36,10 +36,11 @@ import java.util.List;
  * last one wins.
  *
  * <p>What the puts rely on, which no interface of Flink states (pinned by {@code
- * SortedStateWritesTest} on each backend): a state's key in the store is the key group, the key and
- * the namespace as {@link SerializedCompositeKeyBuilder} writes them, and for a map state the
- * serialized map key after them; a value state's value is the serialized value, a map state's a
- * flag that is true for a null value followed by the serialized value.
+ * ColumnFamilyValueStateWritesTest} and {@code ColumnFamilyMapStateWritesTest} on each backend): a
+ * state's key in the store is the key group, the key and the namespace as {@link
+ * SerializedCompositeKeyBuilder} writes them, and for a map state the serialized map key after
+ * them; a value state's value is the serialized value, a map state's a flag that is true for a null
+ * value followed by the serialized value.
  */
 abstract class SortedColumnWrites {
 
