@@ -14,6 +14,7 @@
 
 package dev.lateralsnapshot.runtime.internal;
 
+import org.apache.flink.api.common.state.StateDescriptor;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.base.MapSerializer;
 import org.apache.flink.runtime.state.VoidNamespace;
@@ -31,8 +32,7 @@ final class ColumnFamilyMapStateWrites<UK, UV> extends SortedColumnWrites
         super(column);
         MapSerializer<UK, UV> mapSerializer =
                 (MapSerializer<UK, UV>)
-                        keyValueMetaInfo(column, stateName, "map state", MapSerializer.class)
-                                .getStateSerializer();
+                        column.stateSerializerWithoutNamespace(stateName, StateDescriptor.Type.MAP);
         this.mapKeySerializer = mapSerializer.getKeySerializer();
         this.valueSerializer = mapSerializer.getValueSerializer();
     }

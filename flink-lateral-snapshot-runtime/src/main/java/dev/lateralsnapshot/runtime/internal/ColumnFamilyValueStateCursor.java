@@ -18,8 +18,6 @@ import org.apache.flink.api.common.state.StateDescriptor;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
-import org.apache.flink.runtime.state.RegisteredKeyValueStateBackendMetaInfo;
-import org.apache.flink.runtime.state.RegisteredStateMetaInfoBase;
 import org.apache.flink.runtime.state.SerializedCompositeKeyBuilder;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
@@ -57,25 +55,13 @@ final class ColumnFamilyValueStateCursor<K, V> implements ValueStateCursor<K, V>
 
     @SuppressWarnings("unchecked")
     ColumnFamilyValueStateCursor(StoreColumn column, String stateName) {
-        RegisteredStateMetaInfoBase metaInfo = column.metaInfo();
-        if (!(metaInfo instanceof RegisteredKeyValueStateBackendMetaInfo)
-                || ((RegisteredKeyValueStateBackendMetaInfo<?, ?>) metaInfo).getStateType()
-                        != StateDescriptor.Type.VALUE
-                || !(((RegisteredKeyValueStateBackendMetaInfo<?, ?>) metaInfo)
-                                .getNamespaceSerializer()
-                        instanceof VoidNamespaceSerializer)) {
-            throw new IllegalArgumentException(
-                    "The state " + stateName + " is not a value state without namespace.");
-        }
+        this.valueSerializer =
+                (TypeSerializer<V>)
+                        column.stateSerializerWithoutNamespace(
+                                stateName, StateDescriptor.Type.VALUE);
         this.column = column;
         this.numberOfKeyGroups = column.numberOfKeyGroups();
-        this.storeKeys =
-                new SerializedCompositeKeyBuilder<>(
-                        (TypeSerializer<K>) column.keySerializer(),
-                        column.keyGroupPrefixBytes(),
-                        32);
-        this.valueSerializer =
-                ((RegisteredKeyValueStateBackendMetaInfo<?, V>) metaInfo).getStateSerializer();
+        this.storeKeys = column.storeKeyBuilder();
     }
 
     @Override

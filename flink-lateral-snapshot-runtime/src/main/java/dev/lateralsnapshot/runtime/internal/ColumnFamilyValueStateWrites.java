@@ -16,7 +16,6 @@ package dev.lateralsnapshot.runtime.internal;
 
 import org.apache.flink.api.common.state.StateDescriptor;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
-import org.apache.flink.runtime.state.RegisteredKeyValueStateBackendMetaInfo;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 
@@ -29,13 +28,10 @@ final class ColumnFamilyValueStateWrites<V> extends SortedColumnWrites
     @SuppressWarnings("unchecked")
     ColumnFamilyValueStateWrites(StoreColumn column, String stateName) {
         super(column);
-        RegisteredKeyValueStateBackendMetaInfo<?, ?> metaInfo =
-                keyValueMetaInfo(column, stateName, "value state", TypeSerializer.class);
-        if (metaInfo.getStateType() != StateDescriptor.Type.VALUE) {
-            throw new IllegalArgumentException(
-                    "The state " + stateName + " is not a value state without namespace.");
-        }
-        this.valueSerializer = (TypeSerializer<V>) metaInfo.getStateSerializer();
+        this.valueSerializer =
+                (TypeSerializer<V>)
+                        column.stateSerializerWithoutNamespace(
+                                stateName, StateDescriptor.Type.VALUE);
     }
 
     @Override

@@ -48,9 +48,6 @@ public interface MapStateWrites<UK, UV> {
      */
     void put(UK mapKey, UV value) throws Exception;
 
-    /** Whether no put is held. */
-    boolean isEmpty();
-
     /** Writes the puts held out. */
     void write() throws Exception;
 

@@ -16,10 +16,7 @@ package dev.lateralsnapshot.runtime.internal;
 
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
-import org.apache.flink.runtime.state.RegisteredKeyValueStateBackendMetaInfo;
-import org.apache.flink.runtime.state.RegisteredStateMetaInfoBase;
 import org.apache.flink.runtime.state.SerializedCompositeKeyBuilder;
-import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.apache.flink.util.Preconditions;
 
 import java.io.IOException;
@@ -63,34 +60,9 @@ abstract class SortedColumnWrites {
     /** Writes the store's values. */
     final DataOutputSerializer values = new DataOutputSerializer(128);
 
-    @SuppressWarnings("unchecked")
     SortedColumnWrites(StoreColumn column) {
         this.column = column;
-        this.storeKeys =
-                new SerializedCompositeKeyBuilder<>(
-                        (TypeSerializer<Object>) column.keySerializer(),
-                        column.keyGroupPrefixBytes(),
-                        32);
-    }
-
-    /**
-     * What the backend registered of a state of this kind in the void namespace, which the keyed
-     * state store gives every state it makes; fails for another state.
-     */
-    static RegisteredKeyValueStateBackendMetaInfo<?, ?> keyValueMetaInfo(
-            StoreColumn column, String stateName, String kind, Class<?> stateSerializer) {
-        RegisteredStateMetaInfoBase metaInfo = column.metaInfo();
-        if (!(metaInfo instanceof RegisteredKeyValueStateBackendMetaInfo)
-                || !(((RegisteredKeyValueStateBackendMetaInfo<?, ?>) metaInfo)
-                                .getNamespaceSerializer()
-                        instanceof VoidNamespaceSerializer)
-                || !stateSerializer.isInstance(
-                        ((RegisteredKeyValueStateBackendMetaInfo<?, ?>) metaInfo)
-                                .getStateSerializer())) {
-            throw new IllegalArgumentException(
-                    "The state " + stateName + " is not a " + kind + " without namespace.");
-        }
-        return (RegisteredKeyValueStateBackendMetaInfo<?, ?>) metaInfo;
+        this.storeKeys = column.storeKeyBuilder();
     }
 
     /** Sets the backend's current key, with its key group, as the key of the next store key. */
@@ -107,11 +79,6 @@ abstract class SortedColumnWrites {
         if (entries.size() >= MAX_ENTRIES || bytes >= MAX_BYTES) {
             write();
         }
-    }
-
-    /** Whether no put is held. */
-    public final boolean isEmpty() {
-        return entries.isEmpty();
     }
 
     /** Writes the puts held out in the store's order of keys; reads of the state then see them. */

@@ -14,11 +14,16 @@
 
 package dev.lateralsnapshot.runtime.internal;
 
+import org.apache.flink.api.common.state.StateDescriptor;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.runtime.state.KeyedStateBackend;
+import org.apache.flink.runtime.state.RegisteredKeyValueStateBackendMetaInfo;
 import org.apache.flink.runtime.state.RegisteredStateMetaInfoBase;
+import org.apache.flink.runtime.state.SerializedCompositeKeyBuilder;
+import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 
 import java.lang.reflect.Field;
+import java.util.Locale;
 import java.util.Optional;
 
 /**
@@ -86,6 +91,33 @@ interface StoreColumn {
 
     /** What the backend registered of the state: its kind and serializers. */
     RegisteredStateMetaInfoBase metaInfo();
+
+    /**
+     * The serializer of the state, which must be of the given kind and in the void namespace, the
+     * one the keyed state store gives every state it makes; fails for another state.
+     */
+    default TypeSerializer<?> stateSerializerWithoutNamespace(
+            String stateName, StateDescriptor.Type type) {
+        RegisteredStateMetaInfoBase metaInfo = metaInfo();
+        if (!(metaInfo instanceof RegisteredKeyValueStateBackendMetaInfo<?, ?> keyValue)
+                || keyValue.getStateType() != type
+                || !(keyValue.getNamespaceSerializer() instanceof VoidNamespaceSerializer)) {
+            throw new IllegalArgumentException(
+                    "The state "
+                            + stateName
+                            + " is not a "
+                            + type.name().toLowerCase(Locale.ROOT)
+                            + " state without namespace.");
+        }
+        return keyValue.getStateSerializer();
+    }
+
+    /** A builder of the store's keys of the states in the void namespace, for the backend's key. */
+    @SuppressWarnings("unchecked")
+    default <K> SerializedCompositeKeyBuilder<K> storeKeyBuilder() {
+        return new SerializedCompositeKeyBuilder<>(
+                (TypeSerializer<K>) keySerializer(), keyGroupPrefixBytes(), 32);
+    }
 
     /** Opens an iterator over the column family; the store's read options apply. */
     void openIterator();

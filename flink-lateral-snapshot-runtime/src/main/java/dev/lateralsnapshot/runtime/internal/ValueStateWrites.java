@@ -46,9 +46,6 @@ public interface ValueStateWrites<V> {
      */
     void put(V value) throws Exception;
 
-    /** Whether no put is held. */
-    boolean isEmpty();
-
     /** Writes the puts held out. */
     void write() throws Exception;
 
