@@ -170,7 +170,7 @@ final class BuildChangeOrder implements ReleasedBuildChanges {
             return false;
         }
         buildWatermark = watermark;
-        writer.applyReleased(() -> changes.releaseUpTo(watermark));
+        release(watermark);
         return true;
     }
 
@@ -192,7 +192,7 @@ final class BuildChangeOrder implements ReleasedBuildChanges {
     void applyReceived() throws Exception {
         if (maxBuildTime != Long.MIN_VALUE && maxBuildTime > buildWatermark) {
             appliedAtFlip = maxBuildTime;
-            writer.applyReleased(() -> changes.releaseUpTo(maxBuildTime));
+            release(maxBuildTime);
         }
     }
 
@@ -204,7 +204,12 @@ final class BuildChangeOrder implements ReleasedBuildChanges {
      */
     void releaseRestoredWatermark() throws Exception {
         if (restoredBuildWatermark > buildWatermark) {
-            writer.applyReleased(() -> changes.releaseUpTo(restoredBuildWatermark));
+            release(restoredBuildWatermark);
         }
+    }
+
+    /** Applies the changes up to the time, with the writes of the build side held until the end. */
+    private void release(long time) throws Exception {
+        writer.applyReleased(() -> changes.releaseUpTo(time));
     }
 }

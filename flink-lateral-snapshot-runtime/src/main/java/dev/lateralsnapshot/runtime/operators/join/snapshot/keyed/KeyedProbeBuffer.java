@@ -122,7 +122,7 @@ final class KeyedProbeBuffer implements ProbeBuffer {
 
     /** Before every read of the buffer and every snapshot: writes the rows held out, if any. */
     private void writeHeldRows() throws Exception {
-        if (heldRows != null && !heldRows.isEmpty()) {
+        if (heldRows != null) {
             heldRows.write();
         }
     }

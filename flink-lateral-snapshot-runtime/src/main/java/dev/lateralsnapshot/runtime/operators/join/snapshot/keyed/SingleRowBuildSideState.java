@@ -89,7 +89,7 @@ final class SingleRowBuildSideState extends KeyedBuildSideState {
 
     /** Before every read and removal of the state: writes the rows held out, if any. */
     private void flushHeldAdds() throws Exception {
-        if (heldAdds != null && !heldAdds.isEmpty()) {
+        if (heldAdds != null) {
             heldAdds.write();
         }
     }
