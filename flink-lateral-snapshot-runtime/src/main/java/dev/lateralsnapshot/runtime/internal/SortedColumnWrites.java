@@ -21,8 +21,6 @@ import org.apache.flink.util.Preconditions;
 
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
 
 /**
@@ -47,11 +45,12 @@ abstract class SortedColumnWrites {
     /** Bytes of keys and values held at most before they are written out. */
     static final long MAX_BYTES = 8L << 20;
 
-    private static final Comparator<Entry> STORE_ORDER =
-            Comparator.comparing(Entry::key, Arrays::compareUnsigned);
-
     private final StoreColumn column;
-    private final List<Entry> entries = new ArrayList<>();
+
+    /** The store keys of the puts held, and at the same index their values. */
+    private final List<byte[]> keys = new ArrayList<>();
+
+    private final List<byte[]> heldValues = new ArrayList<>();
     private long bytes;
 
     /** Writes the store's keys of the current key, in the namespace of the state. */
@@ -74,21 +73,21 @@ abstract class SortedColumnWrites {
     final void add(byte[] storeKey) throws Exception {
         byte[] value = values.getCopyOfBuffer();
         values.clear();
-        entries.add(new Entry(storeKey, value));
+        keys.add(storeKey);
+        heldValues.add(value);
         bytes += storeKey.length + value.length;
-        if (entries.size() >= MAX_ENTRIES || bytes >= MAX_BYTES) {
+        if (keys.size() >= MAX_ENTRIES || bytes >= MAX_BYTES) {
             write();
         }
     }
 
     /** Writes the puts held out in the store's order of keys; reads of the state then see them. */
     public final void write() throws Exception {
-        if (entries.isEmpty()) {
+        if (keys.isEmpty()) {
             return;
         }
-        entries.sort(STORE_ORDER);
-        for (Entry entry : entries) {
-            column.putEntry(entry.key, entry.value);
+        for (int index : StoreKeyOrder.sort(keys)) {
+            column.putEntry(keys.get(index), heldValues.get(index));
         }
         column.closeBatch();
         discard();
@@ -96,7 +95,8 @@ abstract class SortedColumnWrites {
 
     /** Drops the puts held, which the state never sees. */
     public final void discard() {
-        entries.clear();
+        keys.clear();
+        heldValues.clear();
         bytes = 0;
     }
 
@@ -105,6 +105,4 @@ abstract class SortedColumnWrites {
         Preconditions.checkNotNull(value, "A held put takes no null value.");
         serializer.serialize(value, values);
     }
-
-    private record Entry(byte[] key, byte[] value) {}
 }
