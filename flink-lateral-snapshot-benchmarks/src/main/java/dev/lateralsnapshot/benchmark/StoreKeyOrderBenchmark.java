@@ -58,11 +58,11 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>A batch is 32,768 puts of buffered probe rows, as the probe buffer's map state keys them in
  * the store: the key group, the key row, the namespace and a map key, each with a value of about a
- * probe row's size. Key rows are one column, a {@code BIGINT} or a {@code STRING} of 10 to 24
+ * probe row's size. Key rows are one column, a {@code BIGINT} or a {@code STRING} of 9 to 28
  * characters, over 1M keys and 128 key groups. Each invocation sorts a batch that the ones before
  * have not touched, so that the sort meets its keys in memory as the held writes do, and then reads
- * every put in the order found, as the write does. {@code docs/benchmarks-notes.md} ("The load's
- * writes on RocksDB and ForSt, in the store's order of keys") has the figures.
+ * every put in the order found, as the write does. {@code docs/benchmarks-notes.md} ("The sort of
+ * the load's held writes, by numbers instead of keys") has the figures.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
