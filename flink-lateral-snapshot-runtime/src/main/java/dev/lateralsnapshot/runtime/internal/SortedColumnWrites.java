@@ -48,7 +48,7 @@ abstract class SortedColumnWrites {
     private final StoreColumn column;
 
     /** The store keys of the puts held, and at the same index their values. */
-    private final List<byte[]> keys = new ArrayList<>();
+    private final List<byte[]> heldKeys = new ArrayList<>();
 
     private final List<byte[]> heldValues = new ArrayList<>();
     private long bytes;
@@ -73,21 +73,21 @@ abstract class SortedColumnWrites {
     final void add(byte[] storeKey) throws Exception {
         byte[] value = values.getCopyOfBuffer();
         values.clear();
-        keys.add(storeKey);
+        heldKeys.add(storeKey);
         heldValues.add(value);
         bytes += storeKey.length + value.length;
-        if (keys.size() >= MAX_ENTRIES || bytes >= MAX_BYTES) {
+        if (heldKeys.size() >= MAX_ENTRIES || bytes >= MAX_BYTES) {
             write();
         }
     }
 
     /** Writes the puts held out in the store's order of keys; reads of the state then see them. */
     public final void write() throws Exception {
-        if (keys.isEmpty()) {
+        if (heldKeys.isEmpty()) {
             return;
         }
-        for (int index : StoreKeyOrder.sort(keys)) {
-            column.putEntry(keys.get(index), heldValues.get(index));
+        for (int index : StoreKeyOrder.sort(heldKeys)) {
+            column.putEntry(heldKeys.get(index), heldValues.get(index));
         }
         column.closeBatch();
         discard();
@@ -95,7 +95,7 @@ abstract class SortedColumnWrites {
 
     /** Drops the puts held, which the state never sees. */
     public final void discard() {
-        keys.clear();
+        heldKeys.clear();
         heldValues.clear();
         bytes = 0;
     }
