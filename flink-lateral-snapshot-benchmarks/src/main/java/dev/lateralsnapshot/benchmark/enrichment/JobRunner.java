@@ -274,8 +274,9 @@ final class JobRunner implements AutoCloseable {
                     Duration.ofSeconds(spec.intervalDuringBacklogSeconds));
         }
         if (spec.mode == Mode.SCALE && spec.backend == Backend.ROCKSDB) {
-            // A job with tens of millions of keys checkpoints its store incrementally, as Flink's
-            // docs on large state advise: a full checkpoint writes the whole state every time.
+            // A job with tens of millions of keys checkpoints its store incrementally, as
+            // docs/operations.md ("State backends") sets it: a full checkpoint writes the whole
+            // state every time.
             // ForSt keeps full ones: with incremental ones, a run at 1M keys measured no state at
             // its end, whose full checkpoint did not come back.
             job.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, true);
