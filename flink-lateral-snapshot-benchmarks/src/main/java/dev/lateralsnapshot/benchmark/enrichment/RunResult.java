@@ -95,9 +95,9 @@ final class RunResult {
     long scaleCheckpointMaxMillis = -1;
 
     /**
-     * Seconds from submitting the same job again, restored from the full checkpoint taken after the
-     * last joined row, until every subtask of its join has opened on the restored state; -1 when
-     * not measured (only the LATERAL SNAPSHOT contenders of the scale group are).
+     * Seconds from submitting the same job again, restored from the checkpoint taken after the last
+     * joined row, until every subtask of its join has opened on the restored state; -1 when not
+     * measured (only the LATERAL SNAPSHOT contenders of the scale group are).
      */
     double restoreSeconds = -1;
 

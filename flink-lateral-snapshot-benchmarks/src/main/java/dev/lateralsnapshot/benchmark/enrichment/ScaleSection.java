@@ -54,7 +54,7 @@ final class ScaleSection {
                                 + " over the same data, and P1 the processing-time temporal table"
                                 + " function join, which takes in the build side as it arrives;"
                                 + " parallelism 2, a checkpoint every %d s, incremental on"
-                                + " RocksDB."
+                                + " RocksDB and ForSt."
                                 + " The time is from the job's submission to its last joined row"
                                 + " at the sink. Once P5's backlog is out, its probe source goes on"
                                 + " for %d s: the join phase, whose rate over its last %d s the"
