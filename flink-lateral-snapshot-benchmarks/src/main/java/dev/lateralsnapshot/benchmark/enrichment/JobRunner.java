@@ -621,8 +621,8 @@ final class JobRunner implements AutoCloseable {
 
         // State at the end: a checkpoint now, of the kind the job is configured for, whose
         // statistics give the whole state's size where it is incremental too. Not a full one:
-        // Flink 2.3's ForSt, with incremental checkpoints configured, never completes a full
-        // checkpoint (docs/operations.md, "State backends").
+        // Flink 2.3's ForSt, with incremental checkpoints configured, completed none in these
+        // runs, and its tasks could then not close (docs/operations.md, "State backends").
         long checkpointId = -1;
         try {
             checkpointId =
