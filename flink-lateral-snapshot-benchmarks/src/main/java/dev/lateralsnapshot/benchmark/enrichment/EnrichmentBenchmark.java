@@ -39,9 +39,9 @@ import java.util.stream.Collectors;
  * of this module and {@code docs/benchmarks.md}.
  *
  * <p>Options ({@code --name=value}): {@code
- * --plan=default|quick|targets|broadcast|backlog-checkpoints|scale|upsert-source|report}, {@code
- * --rounds=N} (all groups), {@code --only=TOKENS} (comma-separated; a run is kept when, for each
- * kind of token given, it matches one: group letters A-K, contenders P0..P5RB, backends
+ * --plan=default|quick|targets|broadcast|backlog-checkpoints|scale|upsert-source|datagen|report},
+ * {@code --rounds=N} (all groups), {@code --only=TOKENS} (comma-separated; a run is kept when, for
+ * each kind of token given, it matches one: group letters A-K, contenders P0..P5RB, backends
  * heap/rocksdb, modes throughput/latency/load/caught_up/scale), and the knobs of {@link Settings}.
  */
 public final class EnrichmentBenchmark {
@@ -390,6 +390,10 @@ public final class EnrichmentBenchmark {
         Settings settings = Settings.parse(args);
         Files.createDirectories(settings.workDir);
         Path csv = settings.workDir.resolve("results.csv");
+        if (settings.plan.equals("datagen")) {
+            DatagenRuns.run(settings);
+            return;
+        }
         if (settings.plan.equals("report")) {
             List<RunResult> results = ResultsCsv.read(csv);
             String scale = ScaleTable.of(results);

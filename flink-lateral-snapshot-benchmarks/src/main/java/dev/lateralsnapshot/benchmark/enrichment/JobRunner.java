@@ -407,7 +407,7 @@ final class JobRunner implements AutoCloseable {
     }
 
     /** A collected heap and a short pause between runs. */
-    private static void quiesce() throws InterruptedException {
+    static void quiesce() throws InterruptedException {
         System.gc();
         Thread.sleep(300);
         System.gc();
@@ -892,7 +892,7 @@ final class JobRunner implements AutoCloseable {
         return root.getClass().getSimpleName() + ": " + root.getMessage();
     }
 
-    private static void deleteRecursively(Path path) {
+    static void deleteRecursively(Path path) {
         if (!Files.exists(path)) {
             return;
         }
