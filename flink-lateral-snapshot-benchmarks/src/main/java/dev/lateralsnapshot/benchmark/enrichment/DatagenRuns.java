@@ -272,7 +272,7 @@ final class DatagenRuns {
         return List.of(
                 "CREATE TEMPORARY TABLE build ("
                         + " pid BIGINT, name STRING, price DOUBLE,"
-                        + " on_time AS TIMESTAMP '2026-01-01 00:00:00',"
+                        + " on_time AS TIMESTAMP '2000-01-01 00:00:00',"
                         + " WATERMARK FOR on_time AS on_time,"
                         + " PRIMARY KEY (pid) NOT ENFORCED"
                         + ") WITH ('connector' = 'datagen', 'number-of-rows' = '"
