@@ -15,33 +15,22 @@
 package dev.lateralsnapshot.benchmark.enrichment;
 
 import dev.lateralsnapshot.benchmark.enrichment.RunSpec.Backend;
-import dev.lateralsnapshot.planner.delegation.LateralSnapshotPlannerFactory;
-import dev.lateralsnapshot.testutils.environments.PlannerFactoryEnvironments;
+import dev.lateralsnapshot.testutils.metrics.JoinMetrics;
 import dev.lateralsnapshot.testutils.metrics.JoinMetricsReporter;
 
 import org.apache.flink.api.common.JobID;
-import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.CoreOptions;
-import org.apache.flink.configuration.ExecutionOptions;
-import org.apache.flink.configuration.MemorySize;
-import org.apache.flink.configuration.RestOptions;
-import org.apache.flink.configuration.StateBackendOptions;
-import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.runtime.jobmaster.JobResult;
 import org.apache.flink.runtime.minicluster.MiniCluster;
-import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
 import org.apache.flink.state.forst.ForStOptions;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.graph.StreamGraph;
-import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.bridge.java.StreamStatementSet;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
@@ -111,25 +100,13 @@ final class DatagenRuns {
     }
 
     static void run(Settings settings) throws Exception {
-        Configuration conf = new Configuration();
-        conf.set(TaskManagerOptions.NUM_TASK_SLOTS, settings.parallelism);
-        conf.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.parse(settings.managedMemory));
-        conf.set(RestOptions.BIND_PORT, "0");
-        JoinMetricsReporter.configure(conf);
         int rounds = settings.rounds > 0 ? settings.rounds : 2;
         List<String> table = new ArrayList<>();
         table.add(
                 "| keys | backend | LATERAL SNAPSHOT, median | regular LEFT, median | sources"
                         + " alone, median | snapshot / regular speed | per round |");
         table.add("|---:|---|---:|---:|---:|---:|---|");
-        try (MiniCluster cluster =
-                new MiniCluster(
-                        new MiniClusterConfiguration.Builder()
-                                .setConfiguration(conf)
-                                .setNumTaskManagers(1)
-                                .setNumSlotsPerTaskManager(settings.parallelism)
-                                .build())) {
-            cluster.start();
+        try (MiniCluster cluster = JobRunner.startCluster(settings, settings.parallelism)) {
             DatagenRuns runs = new DatagenRuns(settings, cluster);
             for (int keys : settings.scaleKeys) {
                 for (Backend backend : settings.scaleBackends) {
@@ -205,13 +182,14 @@ final class DatagenRuns {
                             round == 0 ? "warm-up" : "round " + round,
                             seconds);
             if (kind == Job.SNAPSHOT) {
+                JoinMetrics metrics = JoinMetricsReporter.of(job);
                 line +=
                         String.format(
                                 " (load phase %s ms, loadCompletedReason %s, unmatched probe"
                                         + " rows %s)",
-                                JoinMetricsReporter.current(job, LOAD_PHASE_DURATION_MS).values(),
-                                JoinMetricsReporter.current(job, LOAD_COMPLETED_REASON).values(),
-                                sum(JoinMetricsReporter.current(job, NUM_UNMATCHED_PROBE_RECORDS)));
+                                metrics.longs(LOAD_PHASE_DURATION_MS).values(),
+                                metrics.longs(LOAD_COMPLETED_REASON).values(),
+                                metrics.sum(NUM_UNMATCHED_PROBE_RECORDS));
                 JoinMetricsReporter.forget(job);
             }
             System.out.println(line);
@@ -222,13 +200,9 @@ final class DatagenRuns {
     }
 
     private StreamGraph graph(int keys, Backend backend, Job kind, Path checkpoints) {
-        Configuration job = new Configuration();
-        job.set(StateBackendOptions.STATE_BACKEND, backend.configValue);
-        job.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");
-        job.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints.toUri().toString());
-        job.set(
-                CheckpointingOptions.CHECKPOINTING_INTERVAL,
-                Duration.ofSeconds(CHECKPOINT_INTERVAL_SECONDS));
+        Configuration job =
+                JobRunner.jobConfiguration(
+                        backend, checkpoints, CHECKPOINT_INTERVAL_SECONDS, settings.parallelism);
         if (backend.onDisk()) {
             job.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, true);
         }
@@ -239,10 +213,9 @@ final class DatagenRuns {
         if (backend == Backend.FORST) {
             job.set(ForStOptions.PRIMARY_DIRECTORY, "local");
         }
-        job.set(CoreOptions.DEFAULT_PARALLELISM, settings.parallelism);
-        job.set(ExecutionOptions.RUNTIME_MODE, RuntimeExecutionMode.STREAMING);
         StreamExecutionEnvironment env = new StreamExecutionEnvironment(job);
-        StreamTableEnvironment tEnv = tableEnvironment(env);
+        // Both joins in the planner of the drop-in jar, as a user who installed it runs them.
+        StreamTableEnvironment tEnv = JobRunner.dropInPlannerEnvironment(env);
         for (String ddl : ddl(keys)) {
             tEnv.executeSql(ddl);
         }
@@ -253,13 +226,6 @@ final class DatagenRuns {
         graph.setJobName("datagen " + kind.label + " " + keys + " " + backend.label);
         graph.setJobId(new JobID());
         return graph;
-    }
-
-    /** Both joins in the planner of the drop-in jar, as a user who installed it runs them. */
-    static StreamTableEnvironment tableEnvironment(StreamExecutionEnvironment env) {
-        return PlannerFactoryEnvironments.create(
-                LateralSnapshotPlannerFactory.class.getName(),
-                () -> StreamTableEnvironment.create(env, EnvironmentSettings.inStreamingMode()));
     }
 
     /**
@@ -299,9 +265,5 @@ final class DatagenRuns {
                         + " WITH ('connector' = 'blackhole')",
                 "CREATE TEMPORARY TABLE build_out (pid BIGINT, name STRING, price DOUBLE)"
                         + " WITH ('connector' = 'blackhole')");
-    }
-
-    private static long sum(Map<Integer, Object> values) {
-        return values.values().stream().mapToLong(v -> ((Number) v).longValue()).sum();
     }
 }

@@ -113,13 +113,22 @@ final class JobRunner implements AutoCloseable {
         this.settings = settings;
         this.work = settings.workDir;
         Files.createDirectories(work);
+        cluster = startCluster(settings, slots);
+    }
+
+    /**
+     * The embedded cluster the benchmark's jobs run on: one TaskManager of the given slots, the
+     * managed memory of the settings, and the join's metrics reported to {@link
+     * JoinMetricsReporter}.
+     */
+    static MiniCluster startCluster(Settings settings, int slots) throws Exception {
         Configuration conf = new Configuration();
         conf.set(TaskManagerOptions.NUM_TASK_SLOTS, slots);
         conf.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.parse(settings.managedMemory));
         conf.set(RestOptions.BIND_PORT, "0");
         conf.set(WebOptions.CHECKPOINTS_HISTORY_SIZE, 100);
         JoinMetricsReporter.configure(conf);
-        cluster =
+        MiniCluster cluster =
                 new MiniCluster(
                         new MiniClusterConfiguration.Builder()
                                 .setConfiguration(conf)
@@ -127,6 +136,34 @@ final class JobRunner implements AutoCloseable {
                                 .setNumSlotsPerTaskManager(slots)
                                 .build());
         cluster.start();
+        return cluster;
+    }
+
+    /**
+     * What every benchmark job configures: a streaming job of the parallelism on the backend, with
+     * periodic checkpoints into the directory.
+     */
+    static Configuration jobConfiguration(
+            Backend backend, Path checkpoints, int intervalSeconds, int parallelism) {
+        Configuration job = new Configuration();
+        job.set(StateBackendOptions.STATE_BACKEND, backend.configValue);
+        job.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");
+        job.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints.toUri().toString());
+        job.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofSeconds(intervalSeconds));
+        job.set(CoreOptions.DEFAULT_PARALLELISM, parallelism);
+        job.set(ExecutionOptions.RUNTIME_MODE, RuntimeExecutionMode.STREAMING);
+        return job;
+    }
+
+    /**
+     * A table environment in the planner of the drop-in jar, as in its SQL Client: it fuses the
+     * projection after the join into the join's operator (docs/operations.md, "Check the
+     * installation"), which a planner with LateralSnapshot.install does not.
+     */
+    static StreamTableEnvironment dropInPlannerEnvironment(StreamExecutionEnvironment env) {
+        return PlannerFactoryEnvironments.create(
+                LateralSnapshotPlannerFactory.class.getName(),
+                () -> StreamTableEnvironment.create(env, EnvironmentSettings.inStreamingMode()));
     }
 
     @Override
@@ -255,19 +292,18 @@ final class JobRunner implements AutoCloseable {
 
     private StreamGraph graph(RunSpec spec, BenchRun run, Path checkpoints, Path rocksDb)
             throws IOException {
-        Configuration job = new Configuration();
-        job.set(StateBackendOptions.STATE_BACKEND, spec.backend.configValue);
-        job.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");
-        job.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints.toUri().toString());
+        Configuration job =
+                jobConfiguration(
+                        spec.backend,
+                        checkpoints,
+                        settings.checkpointIntervalSeconds,
+                        spec.parallelism);
         if (measuresRestore(spec)) {
             // The checkpoint at the end outlives the job, which the restore starts from.
             job.set(
                     CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION,
                     ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
         }
-        job.set(
-                CheckpointingOptions.CHECKPOINTING_INTERVAL,
-                Duration.ofSeconds(settings.checkpointIntervalSeconds));
         if (spec.intervalDuringBacklogSeconds > 0) {
             job.set(
                     CheckpointingOptions.CHECKPOINTING_INTERVAL_DURING_BACKLOG,
@@ -293,8 +329,6 @@ final class JobRunner implements AutoCloseable {
             job.set(RocksDBConfigurableOptions.USE_BLOOM_FILTER, true);
             job.set(ForStConfigurableOptions.USE_BLOOM_FILTER, true);
         }
-        job.set(CoreOptions.DEFAULT_PARALLELISM, spec.parallelism);
-        job.set(ExecutionOptions.RUNTIME_MODE, RuntimeExecutionMode.STREAMING);
         job.set(PipelineOptions.OBJECT_REUSE, settings.objectReuse);
         if (spec.mode == Mode.LATENCY) {
             job.set(
@@ -302,16 +336,9 @@ final class JobRunner implements AutoCloseable {
                     Duration.ofMillis(settings.latencyBufferTimeoutMillis));
         }
         StreamExecutionEnvironment env = new StreamExecutionEnvironment(job);
-        // The join's contenders run in the planner of the drop-in jar, as in its SQL Client: it
-        // fuses the projection after the join into the join's operator (docs/operations.md,
-        // "Check the installation"), which a planner with LateralSnapshot.install does not.
         StreamTableEnvironment tEnv =
                 spec.contender.isSnapshot()
-                        ? PlannerFactoryEnvironments.create(
-                                LateralSnapshotPlannerFactory.class.getName(),
-                                () ->
-                                        StreamTableEnvironment.create(
-                                                env, EnvironmentSettings.inStreamingMode()))
+                        ? dropInPlannerEnvironment(env)
                         : StreamTableEnvironment.create(env, EnvironmentSettings.inStreamingMode());
         if (spec.contender == Contender.P0) {
             tEnv.getConfig().set("table.exec.sink.keyed-shuffle", "FORCE");

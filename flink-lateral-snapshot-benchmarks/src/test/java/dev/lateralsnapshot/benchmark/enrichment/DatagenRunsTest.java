@@ -52,7 +52,8 @@ class DatagenRunsTest {
 
     private static String plan(Job job) {
         StreamTableEnvironment tEnv =
-                DatagenRuns.tableEnvironment(StreamExecutionEnvironment.getExecutionEnvironment());
+                JobRunner.dropInPlannerEnvironment(
+                        StreamExecutionEnvironment.getExecutionEnvironment());
         DatagenRuns.ddl(1_000).forEach(tEnv::executeSql);
         StatementSet set = tEnv.createStatementSet();
         job.inserts.forEach(set::addInsertSql);
