@@ -35,6 +35,7 @@ import javax.annotation.Nullable;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -47,7 +48,8 @@ import java.util.function.BooleanSupplier;
  * their key, in keyed state under the current key. A key's rows are kept by a sequence number, not
  * in a list: the drain then streams them from the state backend instead of reading a hot key's
  * whole buffer into memory, and takes them out one by one, so that a checkpoint between two slices
- * of the drain keeps exactly the rows not joined yet.
+ * of the drain keeps exactly the rows not joined yet. On the heap backend the rows of a load phase
+ * stay out of the state until a snapshot needs them there ({@link HeldProbeRows}).
  */
 final class KeyedProbeBuffer implements ProbeBuffer {
 
@@ -67,11 +69,19 @@ final class KeyedProbeBuffer implements ProbeBuffer {
      */
     @Nullable private MapStateWrites<Long, RowData> heldRows;
 
+    /**
+     * On the heap backend, the rows buffered while no drain runs, until a snapshot: a drain that
+     * starts while the state has no rows takes them from here, and the state never sees the rows of
+     * a load phase in which no snapshot was taken. Null on the other backends, which hold their
+     * writes in {@link #heldRows}.
+     */
+    @Nullable private HeldProbeRows heldOnHeap;
+
     /** Whether the state backend iterates a key's rows in the order of their sequence numbers. */
     private boolean iteratesInOrder;
 
     /** The drain under way; null when none is. */
-    @Nullable private BufferDrain drain;
+    @Nullable private StagedDrain drain;
 
     /** Called from the operator's {@code initializeState}, where the operator state is. */
     KeyedProbeBuffer(OperatorStateStore operatorState) throws Exception {
@@ -101,22 +111,30 @@ final class KeyedProbeBuffer implements ProbeBuffer {
         // Big-endian sequence numbers come in ascending order from a backend that iterates map
         // entries in the order of their serialized keys.
         this.iteratesInOrder = backendKind == StateBackendKind.SERIALIZED_IN_KEY_ORDER;
+        this.heldOnHeap =
+                backendKind == StateBackendKind.OBJECTS_ON_HEAP ? new HeldProbeRows() : null;
     }
 
     void snapshot() throws Exception {
         writeHeldRows();
+        if (drain != null) {
+            drain.snapshot();
+        } else {
+            writeHeldOnHeap();
+        }
         sequenceState.update(sequence);
     }
 
     @Override
     public void add(RowData probeRow) throws Exception {
-        if (drain == null && heldRows != null) {
-            heldRows.put(sequence++, probeRow);
-            return;
-        }
-        rows.put(sequence++, probeRow);
         if (drain != null) {
-            drain.added();
+            drain.add(probeRow);
+        } else if (heldRows != null) {
+            heldRows.put(sequence++, probeRow);
+        } else if (heldOnHeap != null) {
+            heldOnHeap.add(keys.getCurrentKey(), probeRow);
+        } else {
+            rows.put(sequence++, probeRow);
         }
     }
 
@@ -127,19 +145,36 @@ final class KeyedProbeBuffer implements ProbeBuffer {
         }
     }
 
+    /** Writes the rows held on the heap into the state, behind the rows there. */
+    private void writeHeldOnHeap() throws Exception {
+        if (heldOnHeap != null) {
+            heldOnHeap.writeTo(keys, row -> rows.put(sequence++, row));
+        }
+    }
+
     @Override
     public boolean isEmpty() throws Exception {
         writeHeldRows();
-        return !KeyedStateKeys.hasKeys(backend, LateralSnapshotJoinStateNames.PROBE_BUFFER);
+        return (heldOnHeap == null || heldOnHeap.isEmpty())
+                && !KeyedStateKeys.hasKeys(backend, LateralSnapshotJoinStateNames.PROBE_BUFFER);
     }
 
     @Override
     public Drain startDrain() throws Exception {
         writeHeldRows();
+        drain =
+                new StagedDrain(
+                        KeyedStateKeys.hasKeys(backend, LateralSnapshotJoinStateNames.PROBE_BUFFER)
+                                ? drainOfState()
+                                : null,
+                        heldOnHeap != null && !heldOnHeap.isEmpty() ? heldOnHeap : null);
+        return drain;
+    }
+
+    private BufferDrain drainOfState() throws Exception {
         Optional<MapStateScan<Object, RowData>> scan =
                 MapStateScan.open(backend, LateralSnapshotJoinStateNames.PROBE_BUFFER);
-        drain = scan.isPresent() ? new ScanDrain(scan.get()) : new KeyedDrain();
-        return drain;
+        return scan.isPresent() ? new ScanDrain(scan.get()) : new KeyedDrain();
     }
 
     @Override
@@ -154,14 +189,159 @@ final class KeyedProbeBuffer implements ProbeBuffer {
         }
     }
 
-    /** A drain that hears of the rows buffered while it runs. */
+    /** A drain that takes the rows buffered while it runs. */
     private interface BufferDrain extends Drain {
 
-        /** A row of the current key was buffered. */
-        void added();
+        /** Buffers a row of the current key, which the drain holds, behind its other rows. */
+        void add(RowData probeRow) throws Exception;
 
         /** Lets go of what the drain holds in the state backend. */
         void close() throws Exception;
+    }
+
+    /**
+     * Drains the rows in the state first, the ones a snapshot wrote there or a restore brought,
+     * then the rows held on the heap, in the order they came: every row in the state came before
+     * every held row. A key holds rows while the state's drain holds rows of it or some of its rows
+     * wait among the held ones; a row of such a key buffered during the drain waits behind them, at
+     * the end of the held rows. A snapshot writes the held rows not joined yet into the state, from
+     * which drains of the state take every row after it.
+     */
+    private final class StagedDrain implements BufferDrain {
+
+        /** The drain of the rows in the state; null when none is under way. */
+        @Nullable private BufferDrain ofState;
+
+        /**
+         * The rows held on the heap, taken after the state's; null when there were none, and once a
+         * snapshot wrote them into the state.
+         */
+        @Nullable private HeldProbeRows held;
+
+        /**
+         * Whether a snapshot wrote held rows into the state while its drain ran: rows of keys that
+         * drain had passed are left for another.
+         */
+        private boolean rowsBehindTheStateDrain;
+
+        /** How many rows of each key wait among the held ones; counted when first asked. */
+        @Nullable private Map<Object, Integer> waiting;
+
+        @Nullable private Object previousKey;
+
+        StagedDrain(@Nullable BufferDrain ofState, @Nullable HeldProbeRows held) {
+            this.ofState = ofState;
+            this.held = held;
+        }
+
+        @Override
+        public boolean holdsCurrentKey() throws Exception {
+            if (ofState != null && ofState.holdsCurrentKey()) {
+                return true;
+            }
+            if (held == null) {
+                return false;
+            }
+            if (waiting == null) {
+                // Only probe rows that come during the drain ask: count the keys then, not for a
+                // drain at the end of the input, which none follow.
+                waiting = new HashMap<>();
+                for (Object key : held.keysLeft()) {
+                    waiting.merge(key, 1, Integer::sum);
+                }
+            }
+            return waiting.containsKey(keys.getCurrentKey());
+        }
+
+        @Override
+        public void add(RowData probeRow) throws Exception {
+            if (held == null) {
+                ofState.add(probeRow);
+                return;
+            }
+            Object key = keys.getCurrentKey();
+            held.add(key, probeRow);
+            if (waiting != null) {
+                waiting.merge(key, 1, Integer::sum);
+            }
+        }
+
+        @Override
+        public boolean drain(long budget, long nanos, DrainedRows joiner) throws Exception {
+            long start = System.nanoTime();
+            SpentBudget spent = new SpentBudget(joiner);
+            while (ofState != null) {
+                if (!ofState.drain(
+                        budget - spent.rows, nanos - (System.nanoTime() - start), spent)) {
+                    return false;
+                }
+                ofState = rowsBehindTheStateDrain ? drainOfState() : null;
+                rowsBehindTheStateDrain = false;
+                if ((ofState != null || held != null && !held.isEmpty())
+                        && (spent.rows >= budget || System.nanoTime() - start >= nanos)) {
+                    return false;
+                }
+            }
+            while (held != null && !held.isEmpty()) {
+                Object key = held.nextKey();
+                RowData probeRow = held.take();
+                if (waiting != null) {
+                    waiting.computeIfPresent(
+                            key, (waitingKey, rows) -> rows == 1 ? null : rows - 1);
+                }
+                boolean sameKey = key.equals(previousKey);
+                previousKey = key;
+                keys.setCurrentKey(key);
+                // A key counts one row of the budget on top of its rows, as in the other drains.
+                spent.rows += joiner.join(probeRow, (RowData) key, sameKey) + (sameKey ? 0 : 1);
+                if (spent.rows >= budget || System.nanoTime() - start >= nanos) {
+                    return false;
+                }
+            }
+            drain = null;
+            return true;
+        }
+
+        /** Writes the held rows not joined yet into the state; called at a snapshot. */
+        void snapshot() throws Exception {
+            if (held == null) {
+                return;
+            }
+            if (ofState != null) {
+                // Through the state's drain, which then takes the rows of the key it is on.
+                held.writeTo(keys, ofState::add);
+                rowsBehindTheStateDrain = true;
+            } else {
+                held.writeTo(keys, row -> rows.put(sequence++, row));
+                ofState = drainOfState();
+            }
+            held = null;
+            waiting = null;
+        }
+
+        @Override
+        public void close() throws Exception {
+            if (ofState != null) {
+                ofState.close();
+            }
+        }
+    }
+
+    /** Counts the budget the rows handed to the join spend, and hands them on. */
+    private static final class SpentBudget implements DrainedRows {
+        private final DrainedRows joiner;
+        long rows;
+
+        SpentBudget(DrainedRows joiner) {
+            this.joiner = joiner;
+        }
+
+        @Override
+        public long join(RowData probeRow, RowData key, boolean sameKeyAsBefore) throws Exception {
+            long spent = joiner.join(probeRow, key, sameKeyAsBefore);
+            rows += spent;
+            return spent;
+        }
     }
 
     /**
@@ -189,7 +369,8 @@ final class KeyedProbeBuffer implements ProbeBuffer {
         }
 
         @Override
-        public void added() {
+        public void add(RowData probeRow) throws Exception {
+            rows.put(sequence++, probeRow);
             rowsAdded = true;
         }
 
@@ -216,7 +397,6 @@ final class KeyedProbeBuffer implements ProbeBuffer {
                 }
             }
             close();
-            drain = null;
             return true;
         }
 
@@ -295,7 +475,8 @@ final class KeyedProbeBuffer implements ProbeBuffer {
         }
 
         @Override
-        public void added() {
+        public void add(RowData probeRow) throws Exception {
+            rows.put(sequence++, probeRow);
             if (keys.getCurrentKey().equals(drainingKey)) {
                 drainingKeyGrew = true;
             }
@@ -309,7 +490,6 @@ final class KeyedProbeBuffer implements ProbeBuffer {
                 boolean sameKey = drainingRows != null;
                 if (drainingRows == null) {
                     if (!keysToDrain.hasNext()) {
-                        drain = null;
                         return true;
                     }
                     drainingKey = keysToDrain.next();

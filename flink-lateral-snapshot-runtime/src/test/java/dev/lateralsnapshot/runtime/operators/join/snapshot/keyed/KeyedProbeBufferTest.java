@@ -15,6 +15,7 @@
 package dev.lateralsnapshot.runtime.operators.join.snapshot.keyed;
 
 import dev.lateralsnapshot.runtime.operators.join.snapshot.BackendTestBase;
+import dev.lateralsnapshot.runtime.operators.join.snapshot.LateralSnapshotJoinStateNames;
 import dev.lateralsnapshot.runtime.operators.join.snapshot.ProbeBuffer;
 
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.TestTemplate;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -40,6 +42,8 @@ class KeyedProbeBufferTest extends BackendTestBase {
     void keepsARowBufferedBetweenTheTakeOfItsKeysOnlyRowAndItsJoin() throws Exception {
         try (Host host = new Host(new KeyedStateHost(createStateBackend(), null))) {
             host.add("A", 1);
+            // Into the state, as at a checkpoint in the load phase: the heap drains it from there.
+            host.buffer.snapshot();
             ProbeBuffer.Drain drain = host.buffer.startDrain();
 
             assertThat(host.slice(drain)).isFalse();
@@ -96,6 +100,159 @@ class KeyedProbeBufferTest extends BackendTestBase {
         }
     }
 
+    @TestTemplate
+    void rowsOfALoadPhaseReachTheStateWithTheFirstSnapshot() throws Exception {
+        try (Host host = new Host(new KeyedStateHost(createStateBackend(), null))) {
+            host.add("A", 1);
+            host.add("B", 1);
+            host.add("A", 2);
+
+            assertThat(host.rowsInState()).isEmpty();
+            assertThat(host.buffer.isEmpty()).isFalse();
+
+            host.buffer.snapshot();
+            assertThat(host.rowsInState()).containsExactlyInAnyOrder("A", "B");
+
+            host.add("C", 1);
+            assertThat(host.drainAll(host.buffer.startDrain())).isTrue();
+            assertThat(KeyedStateHost.text(host.joined))
+                    .filteredOn(row -> row.startsWith("+I(A"))
+                    .containsExactly("+I(A,1,0)", "+I(A,2,0)");
+            assertThat(KeyedStateHost.text(host.joined)).hasSize(4).contains("+I(C,1,0)");
+            assertThat(host.rowsInState()).isEmpty();
+        }
+    }
+
+    @TestTemplate
+    void aKeyHoldsRowsDuringTheDrainUntilItsLastRowIsJoined() throws Exception {
+        try (Host host = new Host(new KeyedStateHost(createStateBackend(), null))) {
+            host.add("A", 1);
+            host.add("B", 1);
+            host.add("A", 2);
+            ProbeBuffer.Drain drain = host.buffer.startDrain();
+
+            assertThat(host.slice(drain)).isFalse();
+            assertThat(host.joined).hasSize(1);
+            assertThat(host.holds(drain, "A")).as("A holds one row at least").isTrue();
+            assertThat(host.holds(drain, "C")).as("C never had rows").isFalse();
+            host.add("A", 3);
+            host.add("A", 4);
+            while (host.joinedOf("A") < 4) {
+                assertThat(host.holds(drain, "A")).isTrue();
+                assertThat(host.slice(drain)).isFalse();
+            }
+            assertThat(host.drainAll(drain)).isTrue();
+
+            assertThat(KeyedStateHost.text(host.joined))
+                    .filteredOn(row -> row.startsWith("+I(A"))
+                    .containsExactly("+I(A,1,0)", "+I(A,2,0)", "+I(A,3,0)", "+I(A,4,0)");
+            assertThat(host.buffer.isEmpty()).isTrue();
+        }
+    }
+
+    @TestTemplate
+    void aSnapshotDuringTheDrainKeepsExactlyTheRowsNotJoinedYet() throws Exception {
+        List<String> all = List.of("+I(A,1,0)", "+I(B,1,0)", "+I(A,2,0)", "+I(C,1,0)", "+I(A,3,0)");
+        List<String> joinedBefore;
+        OperatorSubtaskState snapshot;
+        try (Host host = new Host(new KeyedStateHost(createStateBackend(), null))) {
+            host.add("A", 1);
+            host.add("B", 1);
+            host.add("A", 2);
+            host.add("C", 1);
+            ProbeBuffer.Drain drain = host.buffer.startDrain();
+            while (host.joined.size() < 2) {
+                assertThat(host.slice(drain)).isFalse();
+            }
+            // Behind the rows of A that wait, as the join buffers a row of a key the drain holds.
+            host.add("A", 3);
+            joinedBefore = KeyedStateHost.text(host.joined);
+            host.buffer.snapshot();
+            snapshot = host.keyed.harness.snapshot(1L, 1L);
+
+            assertThat(host.holds(drain, "A")).isTrue();
+            assertThat(host.drainAll(drain)).isTrue();
+            assertThat(KeyedStateHost.text(host.joined)).containsExactlyInAnyOrderElementsOf(all);
+            assertThat(KeyedStateHost.text(host.joined))
+                    .filteredOn(row -> row.startsWith("+I(A"))
+                    .containsExactly("+I(A,1,0)", "+I(A,2,0)", "+I(A,3,0)");
+            assertThat(host.rowsInState()).isEmpty();
+        }
+
+        try (Host host = new Host(new KeyedStateHost(createStateBackend(), snapshot))) {
+            assertThat(host.drainAll(host.buffer.startDrain())).isTrue();
+            List<String> joinedAfter = KeyedStateHost.text(host.joined);
+            assertThat(joinedBefore).hasSize(2).doesNotContainAnyElementsOf(joinedAfter);
+            List<String> both = new ArrayList<>(joinedBefore);
+            both.addAll(joinedAfter);
+            assertThat(both).containsExactlyInAnyOrderElementsOf(all);
+            assertThat(both)
+                    .filteredOn(row -> row.startsWith("+I(A"))
+                    .containsExactly("+I(A,1,0)", "+I(A,2,0)", "+I(A,3,0)");
+        }
+    }
+
+    @TestTemplate
+    void aSnapshotAtAnyPointOfADrainOfRowsInStateAndRowsAfterThemKeepsTheRowsNotJoined()
+            throws Exception {
+        for (int slices = 0; slices <= 8; slices++) {
+            List<String> added = new ArrayList<>();
+            List<String> joinedBefore;
+            OperatorSubtaskState snapshot;
+            try (Host host = new Host(new KeyedStateHost(createStateBackend(), null))) {
+                host.add("A", 1, added);
+                host.add("B", 1, added);
+                host.add("C", 1, added);
+                // A checkpoint in the load phase: these rows are in the state, the next ones after.
+                host.buffer.snapshot();
+                host.add("A", 2, added);
+                host.add("B", 2, added);
+                host.add("D", 1, added);
+                host.add("A", 3, added);
+                ProbeBuffer.Drain drain = host.buffer.startDrain();
+                boolean done = false;
+                for (int i = 0; i < slices && !done; i++) {
+                    done = host.slice(drain);
+                }
+                if (!done && host.holds(drain, "A")) {
+                    host.add("A", 4, added);
+                }
+                joinedBefore = KeyedStateHost.text(host.joined);
+                host.buffer.snapshot();
+                snapshot = host.keyed.harness.snapshot(1L, 1L);
+
+                assertThat(done || host.drainAll(drain)).isTrue();
+                assertThat(KeyedStateHost.text(host.joined))
+                        .as("after %s slices", slices)
+                        .containsExactlyInAnyOrderElementsOf(added);
+                assertKeysInArrivalOrder(KeyedStateHost.text(host.joined), added);
+                assertThat(host.buffer.isEmpty()).isTrue();
+            }
+
+            try (Host host = new Host(new KeyedStateHost(createStateBackend(), snapshot))) {
+                assertThat(host.drainAll(host.buffer.startDrain())).isTrue();
+                List<String> both = new ArrayList<>(joinedBefore);
+                both.addAll(KeyedStateHost.text(host.joined));
+                assertThat(both)
+                        .as("restored after %s slices", slices)
+                        .containsExactlyInAnyOrderElementsOf(added);
+                assertKeysInArrivalOrder(both, added);
+            }
+        }
+    }
+
+    private static void assertKeysInArrivalOrder(List<String> joined, List<String> added) {
+        for (String currency : List.of("A", "B", "C", "D")) {
+            String prefix = "+I(" + currency + ",";
+            assertThat(joined)
+                    .filteredOn(row -> row.startsWith(prefix))
+                    .containsExactlyElementsOf(
+                            added.stream()
+                                    .filter(row -> row.startsWith(prefix))
+                                    .collect(Collectors.toList()));
+        }
+    }
+
     /** The buffer in the keyed state of a {@link KeyedStateHost}, and the rows its drains join. */
     private static final class Host implements AutoCloseable {
         final KeyedStateHost keyed;
@@ -113,9 +270,37 @@ class KeyedProbeBufferTest extends BackendTestBase {
                     StateBackendKind.of(keyed.operator.getKeyedStateBackend()));
         }
 
+        /** Adds the row and its text to the rows added. */
+        void add(String currency, int rate, List<String> added) throws Exception {
+            add(currency, rate);
+            added.add("+I(" + currency + "," + rate + ",0)");
+        }
+
         void add(String currency, int rate) throws Exception {
             keyed.setKey(currency);
             buffer.add(insert(currency, rate, 0).getValue());
+        }
+
+        /** Whether the drain holds rows of the currency's key, as the join asks for a probe row. */
+        boolean holds(ProbeBuffer.Drain drain, String currency) throws Exception {
+            keyed.setKey(currency);
+            return drain.holdsCurrentKey();
+        }
+
+        long joinedOf(String currency) {
+            return KeyedStateHost.text(joined).stream()
+                    .filter(row -> row.startsWith("+I(" + currency + ","))
+                    .count();
+        }
+
+        /** The currencies whose keys have rows in the buffer's state. */
+        List<String> rowsInState() {
+            return KeyedStateKeys.keysOf(
+                            keyed.operator.getKeyedStateBackend(),
+                            LateralSnapshotJoinStateNames.PROBE_BUFFER)
+                    .stream()
+                    .map(key -> ((RowData) key).getString(0).toString())
+                    .collect(Collectors.toList());
         }
 
         /** A slice of no time. */
