@@ -35,7 +35,6 @@ import javax.annotation.Nullable;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -81,7 +80,7 @@ final class KeyedProbeBuffer implements ProbeBuffer {
     private boolean iteratesInOrder;
 
     /** The drain under way; null when none is. */
-    @Nullable private StagedDrain drain;
+    @Nullable private StagedProbeDrain drain;
 
     /** Called from the operator's {@code initializeState}, where the operator state is. */
     KeyedProbeBuffer(OperatorStateStore operatorState) throws Exception {
@@ -134,7 +133,7 @@ final class KeyedProbeBuffer implements ProbeBuffer {
         } else if (heldOnHeap != null) {
             heldOnHeap.add(keys.getCurrentKey(), probeRow);
         } else {
-            rows.put(sequence++, probeRow);
+            putIntoState(probeRow);
         }
     }
 
@@ -148,8 +147,13 @@ final class KeyedProbeBuffer implements ProbeBuffer {
     /** Writes the rows held on the heap into the state, behind the rows there. */
     private void writeHeldOnHeap() throws Exception {
         if (heldOnHeap != null) {
-            heldOnHeap.writeTo(keys, row -> rows.put(sequence++, row));
+            heldOnHeap.writeTo(keys, this::putIntoState);
         }
+    }
+
+    /** Puts a row of the current key into the state, behind the rows of the key there. */
+    private void putIntoState(RowData probeRow) throws Exception {
+        rows.put(sequence++, probeRow);
     }
 
     @Override
@@ -163,15 +167,19 @@ final class KeyedProbeBuffer implements ProbeBuffer {
     public Drain startDrain() throws Exception {
         writeHeldRows();
         drain =
-                new StagedDrain(
+                new StagedProbeDrain(
+                        keys,
                         KeyedStateKeys.hasKeys(backend, LateralSnapshotJoinStateNames.PROBE_BUFFER)
                                 ? drainOfState()
                                 : null,
-                        heldOnHeap != null && !heldOnHeap.isEmpty() ? heldOnHeap : null);
+                        heldOnHeap != null && !heldOnHeap.isEmpty() ? heldOnHeap : null,
+                        this::drainOfState,
+                        this::putIntoState,
+                        () -> drain = null);
         return drain;
     }
 
-    private BufferDrain drainOfState() throws Exception {
+    private StagedProbeDrain.StateDrain drainOfState() throws Exception {
         Optional<MapStateScan<Object, RowData>> scan =
                 MapStateScan.open(backend, LateralSnapshotJoinStateNames.PROBE_BUFFER);
         return scan.isPresent() ? new ScanDrain(scan.get()) : new KeyedDrain();
@@ -189,161 +197,6 @@ final class KeyedProbeBuffer implements ProbeBuffer {
         }
     }
 
-    /** A drain that takes the rows buffered while it runs. */
-    private interface BufferDrain extends Drain {
-
-        /** Buffers a row of the current key, which the drain holds, behind its other rows. */
-        void add(RowData probeRow) throws Exception;
-
-        /** Lets go of what the drain holds in the state backend. */
-        void close() throws Exception;
-    }
-
-    /**
-     * Drains the rows in the state first, the ones a snapshot wrote there or a restore brought,
-     * then the rows held on the heap, in the order they came: every row in the state came before
-     * every held row. A key holds rows while the state's drain holds rows of it or some of its rows
-     * wait among the held ones; a row of such a key buffered during the drain waits behind them, at
-     * the end of the held rows. A snapshot writes the held rows not joined yet into the state, from
-     * which drains of the state take every row after it.
-     */
-    private final class StagedDrain implements BufferDrain {
-
-        /** The drain of the rows in the state; null when none is under way. */
-        @Nullable private BufferDrain ofState;
-
-        /**
-         * The rows held on the heap, taken after the state's; null when there were none, and once a
-         * snapshot wrote them into the state.
-         */
-        @Nullable private HeldProbeRows held;
-
-        /**
-         * Whether a snapshot wrote held rows into the state while its drain ran: rows of keys that
-         * drain had passed are left for another.
-         */
-        private boolean rowsBehindTheStateDrain;
-
-        /** How many rows of each key wait among the held ones; counted when first asked. */
-        @Nullable private Map<Object, Integer> waiting;
-
-        @Nullable private Object previousKey;
-
-        StagedDrain(@Nullable BufferDrain ofState, @Nullable HeldProbeRows held) {
-            this.ofState = ofState;
-            this.held = held;
-        }
-
-        @Override
-        public boolean holdsCurrentKey() throws Exception {
-            if (ofState != null && ofState.holdsCurrentKey()) {
-                return true;
-            }
-            if (held == null) {
-                return false;
-            }
-            if (waiting == null) {
-                // Only probe rows that come during the drain ask: count the keys then, not for a
-                // drain at the end of the input, which none follow.
-                waiting = new HashMap<>();
-                for (Object key : held.keysLeft()) {
-                    waiting.merge(key, 1, Integer::sum);
-                }
-            }
-            return waiting.containsKey(keys.getCurrentKey());
-        }
-
-        @Override
-        public void add(RowData probeRow) throws Exception {
-            if (held == null) {
-                ofState.add(probeRow);
-                return;
-            }
-            Object key = keys.getCurrentKey();
-            held.add(key, probeRow);
-            if (waiting != null) {
-                waiting.merge(key, 1, Integer::sum);
-            }
-        }
-
-        @Override
-        public boolean drain(long budget, long nanos, DrainedRows joiner) throws Exception {
-            long start = System.nanoTime();
-            SpentBudget spent = new SpentBudget(joiner);
-            while (ofState != null) {
-                if (!ofState.drain(
-                        budget - spent.rows, nanos - (System.nanoTime() - start), spent)) {
-                    return false;
-                }
-                ofState = rowsBehindTheStateDrain ? drainOfState() : null;
-                rowsBehindTheStateDrain = false;
-                if ((ofState != null || held != null && !held.isEmpty())
-                        && (spent.rows >= budget || System.nanoTime() - start >= nanos)) {
-                    return false;
-                }
-            }
-            while (held != null && !held.isEmpty()) {
-                Object key = held.nextKey();
-                RowData probeRow = held.take();
-                if (waiting != null) {
-                    waiting.computeIfPresent(
-                            key, (waitingKey, rows) -> rows == 1 ? null : rows - 1);
-                }
-                boolean sameKey = key.equals(previousKey);
-                previousKey = key;
-                keys.setCurrentKey(key);
-                // A key counts one row of the budget on top of its rows, as in the other drains.
-                spent.rows += joiner.join(probeRow, (RowData) key, sameKey) + (sameKey ? 0 : 1);
-                if (spent.rows >= budget || System.nanoTime() - start >= nanos) {
-                    return false;
-                }
-            }
-            drain = null;
-            return true;
-        }
-
-        /** Writes the held rows not joined yet into the state; called at a snapshot. */
-        void snapshot() throws Exception {
-            if (held == null) {
-                return;
-            }
-            if (ofState != null) {
-                // Through the state's drain, which then takes the rows of the key it is on.
-                held.writeTo(keys, ofState::add);
-                rowsBehindTheStateDrain = true;
-            } else {
-                held.writeTo(keys, row -> rows.put(sequence++, row));
-                ofState = drainOfState();
-            }
-            held = null;
-            waiting = null;
-        }
-
-        @Override
-        public void close() throws Exception {
-            if (ofState != null) {
-                ofState.close();
-            }
-        }
-    }
-
-    /** Counts the budget the rows handed to the join spend, and hands them on. */
-    private static final class SpentBudget implements DrainedRows {
-        private final DrainedRows joiner;
-        long rows;
-
-        SpentBudget(DrainedRows joiner) {
-            this.joiner = joiner;
-        }
-
-        @Override
-        public long join(RowData probeRow, RowData key, boolean sameKeyAsBefore) throws Exception {
-            long spent = joiner.join(probeRow, key, sameKeyAsBefore);
-            rows += spent;
-            return spent;
-        }
-    }
-
     /**
      * Drains in one pass over the buffer's state, where the backend has such a scan, in the order
      * the backend keeps the keys: instead of a lookup per key, which is most of a drain's time on
@@ -352,7 +205,7 @@ final class KeyedProbeBuffer implements ProbeBuffer {
      * runs are seen after a refresh of the scan, which resumes where it stopped: they are behind
      * the earlier rows of their key, whether the scan is at that key or not there yet.
      */
-    private final class ScanDrain implements BufferDrain {
+    private final class ScanDrain implements StagedProbeDrain.StateDrain {
 
         private final MapStateScan<Object, RowData> scan;
 
@@ -370,7 +223,7 @@ final class KeyedProbeBuffer implements ProbeBuffer {
 
         @Override
         public void add(RowData probeRow) throws Exception {
-            rows.put(sequence++, probeRow);
+            putIntoState(probeRow);
             rowsAdded = true;
         }
 
@@ -447,7 +300,7 @@ final class KeyedProbeBuffer implements ProbeBuffer {
      * it drains and while the state has rows of it: a key's rows leave the state only as they are
      * joined, so one that the drain has not reached has all of its rows there.
      */
-    private final class KeyedDrain implements BufferDrain {
+    private final class KeyedDrain implements StagedProbeDrain.StateDrain {
 
         /** The keys with buffered probe rows that the drain has not started on. */
         private final Iterator<Object> keysToDrain;
@@ -476,7 +329,7 @@ final class KeyedProbeBuffer implements ProbeBuffer {
 
         @Override
         public void add(RowData probeRow) throws Exception {
-            rows.put(sequence++, probeRow);
+            putIntoState(probeRow);
             if (keys.getCurrentKey().equals(drainingKey)) {
                 drainingKeyGrew = true;
             }
