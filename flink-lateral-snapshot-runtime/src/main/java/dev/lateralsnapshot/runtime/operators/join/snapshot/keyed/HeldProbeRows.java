@@ -69,18 +69,19 @@ final class HeldProbeRows {
 
     /**
      * Hands the rows not taken yet, in the order they came, each with its key as the current key,
-     * to a writer into the state, and lets go of them; the current key is set back after.
+     * to a writer into the state, and lets go of each once it is written: should a write fail, the
+     * rows written are no longer held and the others still are. The current key is set back after.
      */
     void writeTo(KeyContext keyContext, RowWriter writer) throws Exception {
         if (isEmpty()) {
             return;
         }
         Object currentKey = keyContext.getCurrentKey();
-        for (int i = next; i < rows.size(); i++) {
-            keyContext.setCurrentKey(keys.get(i));
-            writer.write(rows.get(i));
+        while (!isEmpty()) {
+            keyContext.setCurrentKey(keys.get(next));
+            writer.write(rows.get(next));
+            take();
         }
-        clear();
         if (currentKey != null) {
             keyContext.setCurrentKey(currentKey);
         }

@@ -164,16 +164,21 @@ final class StagedProbeDrain implements ProbeBuffer.Drain {
         if (held == null) {
             return;
         }
+        // Counted again from the held rows left, should a write fail.
+        waiting = null;
         if (ofState != null) {
+            rowsBehindTheStateDrain = true;
             // Through the state's drain, which then takes the rows of the key it is on.
             held.writeTo(keys, ofState::add);
-            rowsBehindTheStateDrain = true;
         } else {
-            held.writeTo(keys, intoState);
-            ofState = drainOfState.call();
+            try {
+                held.writeTo(keys, intoState);
+            } finally {
+                // Also for the rows written before a write that failed: they come before the rest.
+                ofState = drainOfState.call();
+            }
         }
         held = null;
-        waiting = null;
     }
 
     /** Lets go of what the drain holds in the state backend. */

@@ -25,12 +25,14 @@ import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 
 import org.junit.jupiter.api.Test;
 
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The held probe rows on their own, taken in arrival order and written into a map state. */
 class HeldProbeRowsTest {
@@ -83,6 +85,34 @@ class HeldProbeRowsTest {
             assertThat(textOf(state.entries())).containsExactly("11 +I(A,2,0)");
             host.setKey("B");
             assertThat(textOf(state.entries())).containsExactly("10 +I(B,1,0)");
+        }
+    }
+
+    @Test
+    void aWriteThatFailsLeavesTheRowsWrittenOutAndTheOthersHeld() throws Exception {
+        try (KeyedStateHost host = new KeyedStateHost(new HashMapStateBackend(), null)) {
+            HeldProbeRows held = new HeldProbeRows();
+            held.add(KeyedStateHost.keyOf("A"), row("A", 1));
+            held.add(KeyedStateHost.keyOf("B"), row("B", 1));
+            held.add(KeyedStateHost.keyOf("C"), row("C", 1));
+            List<String> written = new ArrayList<>();
+
+            assertThatThrownBy(
+                            () ->
+                                    held.writeTo(
+                                            host.operator,
+                                            row -> {
+                                                if (written.size() == 2) {
+                                                    throw new IOException("disk full");
+                                                }
+                                                written.addAll(KeyedStateHost.text(List.of(row)));
+                                            }))
+                    .hasMessage("disk full");
+
+            assertThat(written).containsExactly("+I(A,1,0)", "+I(B,1,0)");
+            assertThat(held.keysLeft()).containsExactly(KeyedStateHost.keyOf("C"));
+            assertThat(KeyedStateHost.text(List.of(held.take()))).containsExactly("+I(C,1,0)");
+            assertThat(held.isEmpty()).isTrue();
         }
     }
 

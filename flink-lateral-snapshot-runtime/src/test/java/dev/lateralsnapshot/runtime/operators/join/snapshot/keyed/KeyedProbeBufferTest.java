@@ -192,13 +192,23 @@ class KeyedProbeBufferTest extends BackendTestBase {
         }
     }
 
+    /**
+     * Snapshots at every point of a drain of rows in the state and rows held after them, slices
+     * spent by time and by a budget of one row taking turns, with rows buffered for the keys the
+     * drain holds before and after a first snapshot, and a second snapshot two slices later.
+     */
     @TestTemplate
     void aSnapshotAtAnyPointOfADrainOfRowsInStateAndRowsAfterThemKeepsTheRowsNotJoined()
             throws Exception {
-        for (int slices = 0; slices <= 8; slices++) {
+        for (int slices = 0; slices <= 16; slices++) {
+            String at = "after " + slices + " slices";
             List<String> added = new ArrayList<>();
-            List<String> joinedBefore;
-            OperatorSubtaskState snapshot;
+            List<String> joinedAtFirst;
+            List<String> addedAtFirst;
+            List<String> joinedAtSecond;
+            List<String> addedAtSecond;
+            OperatorSubtaskState first;
+            OperatorSubtaskState second;
             try (Host host = new Host(new KeyedStateHost(createStateBackend(), null))) {
                 host.add("A", 1, added);
                 host.add("B", 1, added);
@@ -209,35 +219,44 @@ class KeyedProbeBufferTest extends BackendTestBase {
                 host.add("B", 2, added);
                 host.add("D", 1, added);
                 host.add("A", 3, added);
+                host.add("D", 2, added);
                 ProbeBuffer.Drain drain = host.buffer.startDrain();
-                boolean done = false;
-                for (int i = 0; i < slices && !done; i++) {
-                    done = host.slice(drain);
-                }
-                if (!done && host.holds(drain, "A")) {
-                    host.add("A", 4, added);
-                }
-                joinedBefore = KeyedStateHost.text(host.joined);
+                boolean done = host.slices(drain, slices);
+                done = host.addWhereHeld(drain, done, added, "A", 4, "D", 3);
+                joinedAtFirst = KeyedStateHost.text(host.joined);
+                addedAtFirst = new ArrayList<>(added);
                 host.buffer.snapshot();
-                snapshot = host.keyed.harness.snapshot(1L, 1L);
+                first = host.keyed.harness.snapshot(1L, 1L);
+
+                done = host.addWhereHeld(drain, done, added, "B", 3, "A", 5);
+                done = done || host.slices(drain, 2);
+                joinedAtSecond = KeyedStateHost.text(host.joined);
+                addedAtSecond = new ArrayList<>(added);
+                host.buffer.snapshot();
+                second = host.keyed.harness.snapshot(2L, 2L);
 
                 assertThat(done || host.drainAll(drain)).isTrue();
                 assertThat(KeyedStateHost.text(host.joined))
-                        .as("after %s slices", slices)
+                        .as(at)
                         .containsExactlyInAnyOrderElementsOf(added);
                 assertKeysInArrivalOrder(KeyedStateHost.text(host.joined), added);
                 assertThat(host.buffer.isEmpty()).isTrue();
             }
+            assertRestoreJoinsTheRest(first, joinedAtFirst, addedAtFirst, at + ", first snapshot");
+            assertRestoreJoinsTheRest(
+                    second, joinedAtSecond, addedAtSecond, at + ", second snapshot");
+        }
+    }
 
-            try (Host host = new Host(new KeyedStateHost(createStateBackend(), snapshot))) {
-                assertThat(host.drainAll(host.buffer.startDrain())).isTrue();
-                List<String> both = new ArrayList<>(joinedBefore);
-                both.addAll(KeyedStateHost.text(host.joined));
-                assertThat(both)
-                        .as("restored after %s slices", slices)
-                        .containsExactlyInAnyOrderElementsOf(added);
-                assertKeysInArrivalOrder(both, added);
-            }
+    private void assertRestoreJoinsTheRest(
+            OperatorSubtaskState snapshot, List<String> joined, List<String> added, String at)
+            throws Exception {
+        try (Host host = new Host(new KeyedStateHost(createStateBackend(), snapshot))) {
+            assertThat(host.drainAll(host.buffer.startDrain())).isTrue();
+            List<String> both = new ArrayList<>(joined);
+            both.addAll(KeyedStateHost.text(host.joined));
+            assertThat(both).as(at).containsExactlyInAnyOrderElementsOf(added);
+            assertKeysInArrivalOrder(both, added);
         }
     }
 
@@ -279,6 +298,52 @@ class KeyedProbeBufferTest extends BackendTestBase {
         void add(String currency, int rate) throws Exception {
             keyed.setKey(currency);
             buffer.add(insert(currency, rate, 0).getValue());
+        }
+
+        /**
+         * Drains this many slices or until the drain is done, slices of no time and slices of one
+         * row taking turns; returns whether it is done.
+         */
+        boolean slices(ProbeBuffer.Drain drain, int slices) throws Exception {
+            boolean done = false;
+            for (int i = 0; i < slices && !done; i++) {
+                done = i % 2 == 0 ? slice(drain) : drain.drain(1, Long.MAX_VALUE, this::join);
+            }
+            return done;
+        }
+
+        /**
+         * Unless the drain is done: checks that it holds every key with rows not joined yet, then
+         * buffers a row of each of the two currencies whose key it holds, as the join would.
+         */
+        boolean addWhereHeld(
+                ProbeBuffer.Drain drain,
+                boolean done,
+                List<String> added,
+                String currency,
+                int rate,
+                String otherCurrency,
+                int otherRate)
+                throws Exception {
+            if (done) {
+                return true;
+            }
+            for (String any : List.of("A", "B", "C", "D")) {
+                String prefix = "+I(" + any + ",";
+                long waiting =
+                        added.stream().filter(row -> row.startsWith(prefix)).count()
+                                - joinedOf(any);
+                if (waiting > 0) {
+                    assertThat(holds(drain, any)).as("%s has %s rows left", any, waiting).isTrue();
+                }
+            }
+            if (holds(drain, currency)) {
+                add(currency, rate, added);
+            }
+            if (holds(drain, otherCurrency)) {
+                add(otherCurrency, otherRate, added);
+            }
+            return false;
         }
 
         /** Whether the drain holds rows of the currency's key, as the join asks for a probe row. */
