@@ -69,10 +69,10 @@ final class KeyedProbeBuffer implements ProbeBuffer {
     @Nullable private MapStateWrites<Long, RowData> heldRows;
 
     /**
-     * On the heap backend, the rows buffered while no drain runs, until a snapshot: a drain that
-     * starts while the state has no rows takes them from here, and the state never sees the rows of
-     * a load phase in which no snapshot was taken. Null on the other backends, which hold their
-     * writes in {@link #heldRows}.
+     * On the heap backend, the rows buffered while no drain runs, until a snapshot: a drain takes
+     * them from here after the rows in the state, and the state never sees the rows of a load phase
+     * in which no snapshot was taken. Null on the other backends, which hold their writes in {@link
+     * #heldRows}.
      */
     @Nullable private HeldProbeRows heldOnHeap;
 
